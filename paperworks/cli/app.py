@@ -1,0 +1,216 @@
+"""``paperworks``: list · run · chat · runs. Heavy libraries are imported inside commands only."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from paperworks import __version__
+from paperworks.core.errors import PaperworksError, UserError
+
+app = typer.Typer(
+    name="paperworks",
+    help="ICML 2026 agent and training papers, runnable: workflows, backends, evaluation.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"paperworks {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """paperworks: run ICML 2026 systems as workflows, call their backends, evaluate them."""
+
+
+@app.command("list")
+def list_cmd(
+    what: Annotated[str, typer.Argument(help="workflows, models, suites, backends or all")] = "all",
+) -> None:
+    """List workflows, models, benchmark suites and compute backends."""
+    from paperworks.cli import listing
+
+    kinds = ["workflows", "models", "suites", "backends"]
+    if what not in [*kinds, "all"]:
+        raise click.BadParameter(f"'{what}' is not one of {', '.join(kinds)}, all", param_hint="WHAT")
+    for kind in kinds if what == "all" else [what]:
+        console.print(getattr(listing, kind)())
+
+
+def _limits(time_limit: float | None, token_limit: int | None, cost_limit: float | None) -> Any:
+    from paperworks.core.budget import Limits
+
+    return Limits(time_s=time_limit, tokens=token_limit, cost=cost_limit)
+
+
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="litellm model string "
+                                              "(default local/smollm2-135m).")]
+TimeOpt = Annotated[float | None, typer.Option("--time-limit", help="Wall-clock seconds for the run.")]
+TokenOpt = Annotated[int | None, typer.Option("--token-limit", help="Total tokens for the run.")]
+CostOpt = Annotated[float | None, typer.Option("--cost-limit", help="US dollars for the run.")]
+
+
+@app.command()
+def run(
+    workflow: Annotated[str | None, typer.Argument(help="Workflow name (or module:SPEC).")] = None,
+    input: Annotated[str | None, typer.Option("--input", "-i", help="Input: JSON object, @file.json, "
+                                               "file.yaml, or plain text for one-field inputs.")] = None,
+    model: ModelOpt = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Run id or directory to continue.")] = None,
+    config: Annotated[list[str] | None, typer.Option("--config", "-c", help="Workflow setting key=value.")] = None,
+    gen: Annotated[list[str] | None, typer.Option("--gen", help="Generation setting key=value "
+                                                  "(temperature, max_tokens, top_p, ...).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for sampling and the run.")] = 0,
+    time_limit: TimeOpt = None,
+    token_limit: TokenOpt = None,
+    cost_limit: CostOpt = None,
+    recursion_limit: Annotated[int, typer.Option(help="Most graph steps (LangGraph recursion limit).")] = 100,
+    cache: Annotated[bool, typer.Option(help="Answer repeated model requests from the response cache.")] = False,
+    stream: Annotated[bool, typer.Option(help="Show model text as it is generated.")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
+) -> None:
+    """Run one workflow graph on one input; the run is recorded and can be resumed."""
+    from paperworks.cli.display import LiveView
+    from paperworks.cli.inputs import parse_settings, read_input
+    from paperworks.models import DEFAULT_MODEL
+    from paperworks.workflows import runner
+    from paperworks.workflows.registry import get_workflow
+
+    view = LiveView(console, verbose=not quiet)
+    if resume:
+        run_dir = runner.open_for_resume(resume)
+        record = run_dir.read_record()
+        if workflow and workflow != record.get("workflow"):
+            raise UserError(f"run {run_dir.id} is a '{record.get('workflow')}' run, not '{workflow}'")
+        if record.get("status") == "succeeded":
+            console.print(f"run {run_dir.id} already finished; nothing to resume")
+            _print_outcome_record(record, str(run_dir.path))
+            return
+        update = None
+    else:
+        if workflow is None or input is None:
+            raise click.UsageError("give WORKFLOW and --input (or --resume RUN)")
+        spec = get_workflow(workflow)
+        raw = read_input(input)
+        run_dir = runner.create_run(
+            spec, raw, model=model or DEFAULT_MODEL, config_values=parse_settings(config or [], "setting"),
+            limits=_limits(time_limit, token_limit, cost_limit), seed=seed,
+            generation=parse_settings(gen or [], "generation setting"), cache=cache,
+            recursion_limit=recursion_limit,
+        )
+        update = spec.make_state(spec.parse_input(raw))
+    console.print(f"[dim]run dir: {run_dir.path}[/dim]")
+    try:
+        outcome = runner.run_sync(runner.execute(run_dir, update, listeners=[view], stream=stream and not quiet,
+                                                 model=model if resume else None))
+    except KeyboardInterrupt:
+        err_console.print(f"cancelled; continue with: paperworks run --resume {run_dir.id}")
+        raise typer.Exit(130) from None
+    _print_outcome_record(run_dir.read_record(), str(run_dir.path))
+    if outcome.status != "succeeded":
+        raise typer.Exit(1)
+
+
+def _print_outcome_record(record: dict[str, Any], path: str) -> None:
+    import json
+
+    from paperworks.cli.display import status_style
+
+    status = record.get("status", "?")
+    output = record.get("output")
+    if isinstance(output, dict) and "answer" in output:
+        console.print(f"[bold]answer:[/bold] {output['answer']}")
+    elif output is not None:
+        console.print(json.dumps(output, indent=2, ensure_ascii=False)[:4000])
+    usage = record.get("usage") or {}
+    console.print(f"[{status_style(status)}]{status}[/] · {usage.get('total_tokens', 0)} tokens · "
+                  f"${usage.get('cost', 0):.4f} · {record.get('elapsed_s', 0):.1f}s")
+    if record.get("error"):
+        err_console.print(f"error: {record['error']}")
+    console.print(f"run dir: {path}")
+
+
+@app.command()
+def chat(
+    workflow: Annotated[str, typer.Option("--workflow", "-w", help="Workflow that answers.")] = "agent",
+    model: ModelOpt = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Chat run id or directory to continue.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for sampling.")] = 0,
+    token_limit: TokenOpt = None,
+    cost_limit: CostOpt = None,
+) -> None:
+    """Multi-turn chat with a workflow; the conversation persists and can be resumed."""
+    from paperworks.cli.chat import chat_loop
+
+    chat_loop(console, err_console, workflow=workflow, model=model, resume=resume, seed=seed,
+              limits=_limits(None, token_limit, cost_limit))
+
+
+@app.command()
+def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20) -> None:
+    """Recent runs and their status."""
+    from paperworks.cli.display import status_style
+    from paperworks.core.runs import list_runs
+
+    records = list_runs(limit=limit)
+    if not records:
+        console.print("no runs yet (they are created under ./runs, or $PAPERWORKS_RUNS_DIR)")
+        return
+    table = Table("id", "kind", "workflow", "model", "status", "tokens", "seconds", "created")
+    for r in records:
+        status = r.get("status", "?")
+        table.add_row(r.get("id", "?"), r.get("kind", ""), r.get("workflow", r.get("suite", "")),
+                      r.get("model", ""), f"[{status_style(status)}]{status}[/]",
+                      str((r.get("usage") or {}).get("total_tokens", "")), f"{r.get('elapsed_s', 0):.1f}",
+                      str(r.get("created_at", "")))
+    console.print(table)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one-line errors, exit 1 for user errors, 2 for usage errors, 130 for Ctrl-C."""
+    command = typer.main.get_command(app)
+    try:
+        rc = command.main(args=argv, prog_name="paperworks", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # usage errors: exit 2
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        err_console.print("cancelled")
+        sys.exit(130)
+    except PaperworksError as exc:
+        from paperworks.core.errors import one_line
+
+        err_console.print(f"error: {one_line(exc)}", markup=False, highlight=False)
+        sys.exit(exc.exit_code)
+    except Exception as exc:
+        if os.environ.get("PAPERWORKS_DEBUG"):
+            raise
+        from paperworks.core.errors import one_line
+
+        err_console.print(f"internal error: {one_line(exc)} (PAPERWORKS_DEBUG=1 shows the traceback)",
+                          markup=False, highlight=False)
+        sys.exit(1)
+    if isinstance(rc, int) and rc:
+        sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""``paperworks chat``: a multi-turn REPL over a workflow; the conversation lives in the run's
+checkpointer, so ``--resume RUN`` continues it in a new process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from paperworks.core.errors import UserError
+
+HELP = "commands: /exit (or Ctrl-D) to leave, /usage for tokens so far, /help"
+
+
+def _show_history(console: Console, state: dict[str, Any], last: int = 6) -> None:
+    messages = [m for m in state.get("messages", []) if m.get("role") in ("user", "assistant") and m.get("content")]
+    for msg in messages[-last:]:
+        who = "you" if msg["role"] == "user" else "assistant"
+        console.print(f"[dim]{who}> {msg['content']}[/dim]", highlight=False)
+
+
+def chat_loop(console: Console, err_console: Console, *, workflow: str, model: str | None,
+              resume: str | None, seed: int, limits: Any) -> None:
+    """Read user lines until EOF or /exit; each line is one turn of the workflow."""
+    from paperworks.cli.display import LiveView
+    from paperworks.models import DEFAULT_MODEL
+    from paperworks.workflows import runner
+    from paperworks.workflows.registry import get_workflow
+
+    if resume:
+        run = runner.open_for_resume(resume)
+        record = run.read_record()
+        spec = get_workflow(record["workflow"])
+        console.print(f"resuming chat {run.id} ({spec.name}, model {model or record.get('model')})")
+        _show_history(console, runner.run_sync(runner.read_state(run)))
+    else:
+        spec = get_workflow(workflow)
+        if spec.chat_turn is None:
+            raise UserError(f"workflow '{workflow}' does not support chat; use 'paperworks run {workflow}'")
+        run = runner.create_run(spec, None, model=model or DEFAULT_MODEL, limits=limits, seed=seed, kind="chat")
+    if spec.chat_turn is None:
+        raise UserError(f"workflow '{spec.name}' does not support chat")
+    console.print(f"[dim]run dir: {run.path} · {HELP}[/dim]")
+    view = LiveView(console, verbose=False)
+    while True:
+        try:
+            text = console.input("[bold green]you>[/bold green] ")
+        except EOFError:
+            console.print()
+            break
+        text = text.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            break
+        if text == "/help":
+            console.print(HELP)
+            continue
+        if text == "/usage":
+            usage = run.read_record().get("usage", {})
+            console.print(f"{usage.get('total_tokens', 0)} tokens, ${usage.get('cost', 0):.4f}, "
+                          f"{usage.get('calls', 0)} model calls")
+            continue
+        try:
+            outcome = runner.run_sync(runner.execute(run, spec.chat_turn(text), listeners=[view], stream=True,
+                                                     model=model if resume else None))
+        except KeyboardInterrupt:
+            err_console.print("turn cancelled")
+            continue
+        output = outcome.output if isinstance(outcome.output, dict) else {}
+        if outcome.status == "succeeded":
+            console.print(f"[bold]assistant>[/bold] {output.get('answer', outcome.output)}", highlight=False)
+        else:
+            err_console.print(f"{outcome.status}: {outcome.error or output.get('answer', '')}")
+            if outcome.status == "limit_exceeded":
+                break
+    console.print(f"[dim]conversation saved; continue with: paperworks chat --resume {run.id}[/dim]")

@@ -1,0 +1,63 @@
+"""Tables for ``paperworks list``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.table import Table
+
+from paperworks.models import KNOWN_MODELS
+
+
+def workflows() -> Table:
+    """Registered workflows."""
+    from paperworks.workflows.registry import list_workflows
+
+    table = Table("workflow", "description", title="workflows", title_justify="left")
+    for spec in list_workflows():
+        table.add_row(spec.name, spec.description)
+    return table
+
+
+def models() -> Table:
+    """Model strings paperworks knows about (any litellm string works)."""
+    table = Table("model", "what", title="models", title_justify="left")
+    for name, what in KNOWN_MODELS:
+        table.add_row(name, what)
+    return table
+
+
+def suites() -> Table:
+    """Benchmark suites under ``evals/`` with their sample counts."""
+    table = Table("suite", "samples", "description", title="suites", title_justify="left")
+    root = Path(__file__).resolve().parents[2] / "evals"
+    found = sorted(p.parent for p in root.glob("*/suite.yaml")) if root.is_dir() else []
+    for folder in found:
+        import yaml
+
+        try:
+            meta = yaml.safe_load((folder / "suite.yaml").read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError:
+            meta = {"description": "(malformed suite.yaml)"}
+        count = sum(
+            sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
+            for f in folder.glob("*.jsonl")
+        )
+        table.add_row(folder.name, str(count), str(meta.get("description", "")))
+    if not found:
+        table.add_row("(none yet)", "", "suites arrive with the eval harness (issue 3)")
+    return table
+
+
+def backends() -> Table:
+    """Compute backends (one folder per paper under paperworks/backends/)."""
+    table = Table("backend", "description", title="backends", title_justify="left")
+    root = Path(__file__).resolve().parents[1] / "backends"
+    found = sorted(p for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
+                   and not p.name.startswith("_"))
+    for folder in found:
+        doc = (folder / "__init__.py").read_text(encoding="utf-8").strip().strip('"').splitlines()
+        table.add_row(folder.name, doc[0].strip('"') if doc else "")
+    if not found:
+        table.add_row("(none yet)", "backends arrive with their issues (OTB, SpecMD, ...)")
+    return table

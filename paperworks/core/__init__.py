@@ -1,0 +1,1 @@
+"""Small shared pieces: paths, errors, run directories, artifacts, seeding. Imports nothing heavy."""

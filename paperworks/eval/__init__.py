@@ -1,0 +1,1 @@
+"""The evaluation harness (issue 3)."""

@@ -1,0 +1,98 @@
+"""Plain data types of the model gateway. No litellm or torch here, so anything may import them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from paperworks.core.budget import Usage
+
+__all__ = ["Message", "ModelResponse", "ToolCall", "Usage"]
+
+Message = dict[str, Any]
+"""An OpenAI-style chat message: ``{"role": ..., "content": ..., "tool_calls"?: ..., "tool_call_id"?: ...}``."""
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments as a dict; unparseable JSON is kept as ``{"_unparsed": raw}`` so that
+    the tool can answer the model with a clear error instead of the run failing."""
+    if isinstance(raw, dict):
+        return raw
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, TypeError):
+        return {"_unparsed": str(raw)}
+    return value if isinstance(value, dict) else {"_unparsed": str(raw)}
+
+
+@dataclass
+class ToolCall:
+    """One tool call requested by a model."""
+
+    id: str
+    """Call id; echoed back in the ``tool`` message that answers it."""
+    name: str
+    """Tool (function) name."""
+    arguments: dict[str, Any]
+    """Parsed JSON arguments (``{}`` when the model sent none)."""
+
+    @classmethod
+    def from_openai(cls, raw: dict[str, Any]) -> ToolCall:
+        """From an OpenAI ``tool_calls`` entry (arguments as a JSON string or an object)."""
+        fn = raw.get("function", {})
+        return cls(id=str(raw.get("id", "")), name=str(fn.get("name", "")),
+                   arguments=parse_arguments(fn.get("arguments")))
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI ``tool_calls`` entry for an assistant message."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments)},
+        }
+
+
+@dataclass
+class ModelResponse:
+    """What ``Model.generate`` returns."""
+
+    text: str
+    """Assistant text (tool-call markup removed)."""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    """Wall time of the call, retries included (0 for a cache hit)."""
+    model: str = ""
+    finish_reason: str = ""
+    cached: bool = False
+
+    def to_message(self) -> Message:
+        """The assistant message to append to a conversation."""
+        msg: Message = {"role": "assistant", "content": self.text}
+        if self.tool_calls:
+            msg["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
+        return msg
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tool_calls": [asdict(tc) for tc in self.tool_calls],
+            "usage": self.usage.to_dict(),
+            "latency_s": self.latency_s,
+            "model": self.model,
+            "finish_reason": self.finish_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ModelResponse:
+        return cls(
+            text=d.get("text", ""),
+            tool_calls=[ToolCall(**tc) for tc in d.get("tool_calls", [])],
+            usage=Usage.from_dict(d.get("usage", {})),
+            latency_s=float(d.get("latency_s", 0.0)),
+            model=d.get("model", ""),
+            finish_reason=d.get("finish_reason", ""),
+        )

@@ -1,0 +1,1 @@
+"""Deterministic capabilities that agents call. ``registry`` turns typed functions into tools."""

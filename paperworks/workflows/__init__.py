@@ -1,0 +1,1 @@
+"""One LangGraph StateGraph per system, the registry that names them, and the runner."""

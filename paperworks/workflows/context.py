@@ -1,0 +1,41 @@
+"""Run settings that travel in LangGraph's runtime context (not in state)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paperworks.core.artifacts import ArtifactStore
+
+if TYPE_CHECKING:
+    from paperworks.models.gateway import Model
+
+
+@dataclass
+class RunContext:
+    """What every node may read: the model, generation settings, seed and the run's folder."""
+
+    model: str = "local/smollm2-135m"
+    """litellm model string used by the workflow's agents."""
+    seed: int = 0
+    """Seed of the run (passed to sampling where the model supports it)."""
+    generation: dict[str, Any] = field(default_factory=dict)
+    """Generation settings for model calls (temperature, max_tokens, ...)."""
+    cache: bool = False
+    """Answer identical model requests from the on-disk response cache."""
+    stream: bool = False
+    """Stream model text as ``token`` events (the CLI shows them live)."""
+    run_dir: str | None = None
+    """The run directory (None outside a recorded run)."""
+
+    @property
+    def artifacts(self) -> ArtifactStore | None:
+        """The run's artifact store, if there is a run directory."""
+        return ArtifactStore(Path(self.run_dir) / "artifacts") if self.run_dir else None
+
+    def get_model(self) -> Model:
+        """The gateway ``Model`` for this run's model string."""
+        from paperworks.models import get_model
+
+        return get_model(self.model, cache=self.cache)

@@ -1,0 +1,115 @@
+"""The workflow registry: name → ``WorkflowSpec`` (``build_graph``, input model, description).
+
+Built-in workflows are listed in ``BUILTIN``; a user's own workflow is named ``package.module:SPEC``
+(or published under the ``paperworks.workflows`` entry-point group). Modules load lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from paperworks.core.errors import UserError
+
+BUILTIN: dict[str, str] = {
+    "agent": "paperworks.workflows.agent:SPEC",
+}
+
+
+@dataclass
+class WorkflowSpec:
+    """Everything the runner, the CLI and the eval harness need to know about a workflow."""
+
+    name: str
+    description: str
+    build_graph: Callable[[Any], Any]
+    """``build_graph(config) -> StateGraph`` (uncompiled; the runner compiles it with its checkpointer)."""
+    input_model: type[BaseModel]
+    """Validates the user's input (``paperworks run NAME -i ...``)."""
+    make_state: Callable[[Any], dict[str, Any]]
+    """The initial graph state for a validated input."""
+    output: Callable[[dict[str, Any]], Any]
+    """The run's result, from the final state."""
+    config_model: type[BaseModel] | None = None
+    """Workflow settings (``-c key=value``), echoed into run.json."""
+    status: Callable[[dict[str, Any]], str] | None = None
+    """Final status from the final state (default "succeeded"), e.g. "step_limit"."""
+    chat_turn: Callable[[str], dict[str, Any]] | None = None
+    """State update for one user turn in ``paperworks chat`` (None: the workflow does not chat)."""
+    scorers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def parse_input(self, raw: Any, where: str = "input") -> BaseModel:
+        """Validate raw input; a one-line ``UserError`` naming the field otherwise."""
+        if isinstance(raw, str):
+            raw = self._text_to_input(raw, where)
+        try:
+            return self.input_model.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            raise UserError(f"{where}: field '{loc}': {err['msg']} (workflow '{self.name}')") from exc
+
+    def _text_to_input(self, text: str, where: str) -> dict[str, Any]:
+        required = [n for n, f in self.input_model.model_fields.items() if f.is_required()]
+        if len(required) == 1:
+            return {required[0]: text}
+        raise UserError(
+            f"{where}: workflow '{self.name}' needs a JSON object with fields {required}, not plain text"
+        )
+
+    def parse_config(self, values: dict[str, Any]) -> BaseModel | None:
+        """Validate workflow settings; a one-line ``UserError`` otherwise."""
+        if self.config_model is None:
+            if values:
+                raise UserError(f"workflow '{self.name}' takes no settings (got {sorted(values)})")
+            return None
+        try:
+            return self.config_model.model_validate(values)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise UserError(f"setting '{loc}': {err['msg']} (workflow '{self.name}')") from exc
+
+
+def _entry_points() -> dict[str, str]:
+    try:
+        return {ep.name: ep.value for ep in metadata.entry_points(group="paperworks.workflows")}
+    except Exception:  # broken third-party metadata must not break the CLI
+        return {}
+
+
+def _load_ref(ref: str) -> WorkflowSpec:
+    module_name, _, attr = ref.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise UserError(f"cannot import workflow module '{module_name}': {exc}") from exc
+    spec = getattr(module, attr or "SPEC", None)
+    if not isinstance(spec, WorkflowSpec):
+        raise UserError(f"'{ref}' is not a WorkflowSpec")
+    return spec
+
+
+def workflow_names() -> list[str]:
+    """Names of all known workflows (built-in first)."""
+    return list(BUILTIN) + sorted(n for n in _entry_points() if n not in BUILTIN)
+
+
+def get_workflow(name: str) -> WorkflowSpec:
+    """The spec for a workflow name or a ``module:ATTR`` reference."""
+    if ":" in name:
+        return _load_ref(name)
+    refs = {**_entry_points(), **BUILTIN}
+    if name not in refs:
+        raise UserError(f"unknown workflow '{name}'; known: {', '.join(workflow_names())}")
+    return _load_ref(refs[name])
+
+
+def list_workflows() -> list[WorkflowSpec]:
+    """All known workflow specs."""
+    return [get_workflow(n) for n in workflow_names()]

@@ -1,0 +1,207 @@
+"""The durable runner: compiles a workflow with a SQLite checkpointer in the run directory, streams
+node events (recorded in ``events.jsonl`` and shown by listeners), enforces the run's limits and
+resumes an interrupted run without re-running finished nodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from paperworks.core.budget import Budget, Limits, Usage, current_budget
+from paperworks.core.errors import LimitExceeded, PaperworksError, UserError, one_line
+from paperworks.core.events import Listener, current_events
+from paperworks.core.runs import RunDir, now_iso
+from paperworks.core.seeding import seed_everything
+from paperworks.workflows.context import RunContext
+from paperworks.workflows.registry import WorkflowSpec, get_workflow
+
+DEFAULT_RECURSION_LIMIT = 100
+T = TypeVar("T")
+
+
+@dataclass
+class RunOutcome:
+    """How a run (or one chat turn) ended."""
+
+    run: RunDir
+    status: str
+    output: Any = None
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    elapsed_s: float = 0.0
+
+
+def _jsonable(value: Any) -> Any:
+    import json
+
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(value, default=str))
+
+
+def create_run(
+    spec: WorkflowSpec, raw_input: Any, *, model: str, config_values: dict[str, Any] | None = None,
+    limits: Limits | None = None, seed: int = 0, generation: dict[str, Any] | None = None,
+    cache: bool = False, kind: str = "run", recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+) -> RunDir:
+    """Validate everything, then make the run directory and its ``run.json``."""
+    from paperworks.models.gateway import validate_model_name
+
+    parsed_input = spec.parse_input(raw_input) if raw_input is not None else None
+    config = spec.parse_config(config_values or {})
+    validate_model_name(model)
+    return RunDir.create(spec.name, {
+        "kind": kind,
+        "workflow": spec.name,
+        "model": model,
+        "input": parsed_input.model_dump(mode="json") if parsed_input is not None else None,
+        "config": config.model_dump(mode="json") if config is not None else None,
+        "limits": (limits or Limits()).to_dict(),
+        "seed": seed,
+        "generation": generation or {},
+        "cache": cache,
+        "recursion_limit": recursion_limit,
+        "usage": Usage().to_dict(),
+        "elapsed_s": 0.0,
+    })
+
+
+async def execute(
+    run: RunDir, update: dict[str, Any] | None = None, *, listeners: list[Listener] | None = None,
+    stream: bool = False, model: str | None = None,
+) -> RunOutcome:
+    """Run (or continue) the run's graph to its end.
+
+    ``update`` is the graph input: the initial state, a chat turn, or None to continue from the
+    last checkpoint (a resume). ``model`` overrides the recorded model (recorded too).
+    """
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    record = run.read_record()
+    spec = get_workflow(record["workflow"])
+    if model and model != record.get("model"):
+        record = run.update_record(model=model)
+    config = spec.parse_config(record.get("config") or {})
+    limits = Limits(**(record.get("limits") or {}))
+    budget = Budget(limits, Usage.from_dict(record.get("usage") or {}), float(record.get("elapsed_s", 0.0)))
+    ctx = RunContext(model=record["model"], seed=int(record.get("seed", 0)),
+                     generation=dict(record.get("generation") or {}), cache=bool(record.get("cache")),
+                     stream=stream, run_dir=str(run.path))
+    seed_everything(ctx.seed)
+    events = run.events(listeners)
+    tokens = (current_events.set(events), current_budget.set(budget))
+    graph_config: dict[str, Any] = {"configurable": {"thread_id": run.id},
+                                    "recursion_limit": int(record.get("recursion_limit", DEFAULT_RECURSION_LIMIT))}
+    run.update_record(status="running", error=None)
+    events.emit("run_start", run_id=run.id, workflow=spec.name, model=ctx.model, resumed=update is None)
+    status, output, error = "failed", None, None
+    try:
+        async with AsyncSqliteSaver.from_conn_string(str(run.checkpoints_path)) as saver:
+            graph = spec.build_graph(config).compile(checkpointer=saver)
+            snapshot = await graph.aget_state(graph_config)
+            if update is None and not snapshot.values:
+                update = spec.make_state(spec.parse_input(record.get("input")))  # killed before 1st step
+            if update is not None or snapshot.next:
+                await _stream(graph, update, graph_config, ctx, budget, events)
+            final = (await graph.aget_state(graph_config)).values
+            output = _jsonable(spec.output(final))
+            status = spec.status(final) if spec.status else "succeeded"
+    except LimitExceeded as exc:
+        status, error = "limit_exceeded", str(exc)
+        events.emit("limit", kind=exc.kind, message=str(exc))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status, error = "cancelled", "cancelled by the user"
+        raise
+    except PaperworksError as exc:
+        error = one_line(exc)
+    except Exception as exc:
+        error = _graph_error(exc)
+    finally:
+        run.update_record(status=status, error=error, output=output, usage=budget.usage.to_dict(),
+                          elapsed_s=round(budget.elapsed_s, 3), finished_at=now_iso())
+        events.emit("run_end", status=status, error=error, usage=budget.usage.to_dict(),
+                    elapsed_s=round(budget.elapsed_s, 3))
+        current_events.reset(tokens[0])
+        current_budget.reset(tokens[1])
+    return RunOutcome(run, status, output, error, budget.usage, budget.elapsed_s)
+
+
+def _graph_error(exc: Exception) -> str:
+    try:
+        from langgraph.errors import GraphRecursionError
+    except ImportError:  # pragma: no cover
+        return one_line(exc)
+    if isinstance(exc, GraphRecursionError):
+        return "graph recursion limit reached (raise it with --recursion-limit)"
+    return one_line(exc)
+
+
+async def _stream(graph: Any, update: dict[str, Any] | None, graph_config: dict[str, Any], ctx: RunContext,
+                  budget: Budget, events: Any) -> None:
+    starts: dict[str, float] = {}
+    remaining = None if budget.limits.time_s is None else max(0.0, budget.limits.time_s - budget.elapsed_s)
+    try:
+        async with asyncio.timeout(remaining):
+            async for mode, chunk in graph.astream(update, graph_config, context=ctx,
+                                                   stream_mode=["tasks", "updates"]):
+                if mode != "tasks":
+                    continue
+                if "input" in chunk:
+                    starts[chunk["id"]] = time.monotonic()
+                    events.emit("node_start", node=chunk["name"])
+                else:
+                    took = time.monotonic() - starts.pop(chunk["id"], time.monotonic())
+                    err = chunk.get("error")
+                    events.emit("node_end", node=chunk["name"], seconds=round(took, 3),
+                                error=one_line(err) if err else None,
+                                update=_summarise(chunk.get("result")))
+                budget.check()
+    except TimeoutError as exc:
+        raise LimitExceeded("time", f"time limit of {budget.limits.time_s:g} s reached") from exc
+
+
+def _summarise(result: Any, limit: int = 300) -> Any:
+    """A short, JSON-able view of a node's state update for the event log."""
+    if not isinstance(result, dict):
+        return None
+    out: dict[str, Any] = {}
+    for key, value in result.items():
+        text = str(value)
+        out[key] = value if len(text) <= limit and isinstance(value, (int, float, str, bool)) else text[:limit]
+    return out
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a runner coroutine from synchronous code (the CLI)."""
+    return asyncio.run(coro)
+
+
+def open_for_resume(ref: str) -> RunDir:
+    """The run to resume; refuses evaluations and finished runs with a clear message."""
+    run = RunDir.open(ref)
+    record = run.read_record()
+    if record.get("kind") not in ("run", "chat"):
+        raise UserError(f"{run.path} is a {record.get('kind')} run; resume it with its own command")
+    return run
+
+
+__all__ = ["RunOutcome", "create_run", "execute", "open_for_resume", "run_sync"]
+
+
+async def read_state(run: RunDir) -> dict[str, Any]:
+    """The run's latest graph state (empty before its first checkpoint)."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    record = run.read_record()
+    spec = get_workflow(record["workflow"])
+    config = spec.parse_config(record.get("config") or {})
+    async with AsyncSqliteSaver.from_conn_string(str(run.checkpoints_path)) as saver:
+        graph = spec.build_graph(config).compile(checkpointer=saver)
+        snapshot = await graph.aget_state({"configurable": {"thread_id": run.id}})
+        return dict(snapshot.values or {})

@@ -139,7 +139,7 @@ class ScriptedProvider(CustomLLM):
         time.sleep(delay)
         yield from _chunks(text, calls, messages)
 
-    async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:  # type: ignore[override]
         text, calls, delay = scripted_reply(model, messages)
         await asyncio.sleep(delay)
         for chunk in _chunks(text, calls, messages):

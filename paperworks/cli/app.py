@@ -6,7 +6,6 @@ import os
 import sys
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -48,7 +47,7 @@ def list_cmd(
 
     kinds = ["workflows", "models", "suites", "backends"]
     if what not in [*kinds, "all"]:
-        raise click.BadParameter(f"'{what}' is not one of {', '.join(kinds)}, all", param_hint="WHAT")
+        raise typer.BadParameter(f"'{what}' is not one of {', '.join(kinds)}, all", param_hint="WHAT")
     for kind in kinds if what == "all" else [what]:
         console.print(getattr(listing, kind)())
 
@@ -105,7 +104,7 @@ def run(
         update = None
     else:
         if workflow is None or input is None:
-            raise click.UsageError("give WORKFLOW and --input (or --resume RUN)")
+            raise typer.BadParameter("give WORKFLOW and --input (or --resume RUN)", param_hint="'--input'")
         spec = get_workflow(workflow)
         raw = read_input(input)
         run_dir = runner.create_run(
@@ -121,7 +120,7 @@ def run(
                                                  model=model if resume else None))
     except KeyboardInterrupt:
         err_console.print(f"cancelled; continue with: paperworks run --resume {run_dir.id}")
-        raise typer.Exit(130) from None
+        hard_exit(130)
     _print_outcome_record(run_dir.read_record(), str(run_dir.path))
     if outcome.status != "succeeded":
         raise typer.Exit(1)
@@ -182,17 +181,28 @@ def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20)
     console.print(table)
 
 
+def hard_exit(code: int) -> None:
+    """Exit now, without waiting for worker threads stuck in a blocking call (the record is written)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors, exit 1 for user errors, 2 for usage errors, 130 for Ctrl-C."""
     command = typer.main.get_command(app)
     try:
         rc = command.main(args=argv, prog_name="paperworks", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:  # usage errors: exit 2
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
+    except typer.TyperException as exc:  # usage errors (exit 2), shown the way click shows them
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            err_console.print(f"error: {exc}")
+        sys.exit(getattr(exc, "exit_code", 2))
+    except (typer.Abort, KeyboardInterrupt):
         err_console.print("cancelled")
         sys.exit(130)
     except PaperworksError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -28,8 +29,9 @@ def cache_key(model: str, messages: list[dict[str, Any]], tools: list[dict[str, 
 
 
 def default_cache_path() -> Path:
-    """``$PAPERWORKS_HOME/responses.sqlite``."""
-    return home_dir() / "responses.sqlite"
+    """``$PAPERWORKS_RESPONSE_CACHE``, else ``$PAPERWORKS_HOME/responses.sqlite``."""
+    env = os.environ.get("PAPERWORKS_RESPONSE_CACHE")
+    return Path(env).expanduser() if env else home_dir() / "responses.sqlite"
 
 
 class ResponseCache:

@@ -21,9 +21,9 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from paperworks.core.artifacts import ArtifactStore
 from paperworks.core.errors import UserError, one_line
@@ -74,12 +74,10 @@ class Tool:
         fields: dict[str, Any] = {}
         for pname, param in inspect.signature(fn).parameters.items():
             annotation = hints.get(pname, Any)
-            if annotation is ToolContext:
+            if annotation is ToolContext or ToolContext in get_args(annotation):
                 self.context_param = pname
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
-            from pydantic import Field
-
             fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
         self.args_model: type[BaseModel] = create_model(f"{self.name}_args", **fields)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from paperworks.agents.react import build_messages, tool_message
 from paperworks.models.types import Message, ToolCall
@@ -35,6 +35,15 @@ class AgentConfig(BaseModel):
     tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOLS), description="Tools offered.")
     system: str | None = Field(None, description="System prompt (default: the agent's own).")
 
+    @field_validator("tools")
+    @classmethod
+    def _known_tools(cls, names: list[str]) -> list[str]:
+        import paperworks.workflows.meta_tools  # noqa: F401  (registers list_workflows)
+        from paperworks.tools.registry import get_tools
+
+        get_tools(names)  # raises a one-line UserError naming the unknown ones
+        return names
+
 
 class AgentState(TypedDict, total=False):
     messages: Annotated[list[Message], operator.add]
@@ -51,8 +60,6 @@ def build_graph(config: AgentConfig | None = None) -> Any:
     from paperworks.tools.registry import ToolContext, execute_call, get_tools
 
     cfg = config or AgentConfig.model_validate({})
-    import paperworks.workflows.meta_tools  # noqa: F401  (registers list_workflows)
-
     tools = {t.name: t for t in get_tools(cfg.tools)}
     schemas = [t.schema() for t in tools.values()]
 

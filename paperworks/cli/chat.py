@@ -41,7 +41,7 @@ def chat_loop(console: Console, err_console: Console, *, workflow: str, model: s
     if spec.chat_turn is None:
         raise UserError(f"workflow '{spec.name}' does not support chat")
     console.print(f"[dim]run dir: {run.path} · {HELP}[/dim]")
-    view = LiveView(console, verbose=False)
+    view = LiveView(console, verbose=False, stream_prefix="[bold]assistant>[/bold] ")
     while True:
         try:
             text = console.input("[bold green]you>[/bold green] ")
@@ -61,6 +61,7 @@ def chat_loop(console: Console, err_console: Console, *, workflow: str, model: s
             console.print(f"{usage.get('total_tokens', 0)} tokens, ${usage.get('cost', 0):.4f}, "
                           f"{usage.get('calls', 0)} model calls")
             continue
+        view.streamed = ""
         try:
             outcome = runner.run_sync(runner.execute(run, spec.chat_turn(text), listeners=[view], stream=True,
                                                      model=model if resume else None))
@@ -68,10 +69,12 @@ def chat_loop(console: Console, err_console: Console, *, workflow: str, model: s
             err_console.print("turn cancelled")
             continue
         output = outcome.output if isinstance(outcome.output, dict) else {}
+        answer = str(output.get("answer", outcome.output))
         if outcome.status == "succeeded":
-            console.print(f"[bold]assistant>[/bold] {output.get('answer', outcome.output)}", highlight=False)
+            if view.streamed.strip() != answer.strip():  # not already shown as it was generated
+                console.print(f"[bold]assistant>[/bold] {answer}", highlight=False)
         else:
-            err_console.print(f"{outcome.status}: {outcome.error or output.get('answer', '')}")
+            err_console.print(f"{outcome.status}: {outcome.error or answer}")
             if outcome.status == "limit_exceeded":
                 break
     console.print(f"[dim]conversation saved; continue with: paperworks chat --resume {run.id}[/dim]")

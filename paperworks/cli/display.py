@@ -18,9 +18,12 @@ def _short(value: Any, limit: int = 120) -> str:
 class LiveView:
     """An event listener that prints node, model and tool events as they happen."""
 
-    def __init__(self, console: Console, verbose: bool = True) -> None:
+    def __init__(self, console: Console, verbose: bool = True, stream_prefix: str = "[dim]│[/dim] ") -> None:
         self.console = console
         self.verbose = verbose
+        self.stream_prefix = stream_prefix
+        self.streamed = ""
+        """Text streamed since the last model call ended (the chat uses it to avoid printing twice)."""
         self._streaming = False
 
     def _end_stream(self) -> None:
@@ -33,8 +36,10 @@ class LiveView:
         c = self.console
         if kind == "token":
             if not self._streaming:
-                c.print("[dim]│[/dim] ", end="")
+                c.print(self.stream_prefix, end="")
                 self._streaming = True
+                self.streamed = ""
+            self.streamed += event.get("text", "")
             c.print(escape(event.get("text", "")), end="", style="cyan", highlight=False)
             return
         self._end_stream()

@@ -31,14 +31,13 @@ def get_model(name: str | None = None, *, cache: bool = False, **gateway: Any) -
     ``cache=True`` answers identical requests from the on-disk response cache; other keyword
     arguments set ``GatewayConfig`` fields (``max_retries``, ``concurrency``, ``backoff_s``, ...).
     """
-    from paperworks.models.gateway import GatewayConfig, Model
+    from dataclasses import replace
+
+    from paperworks.models.gateway import Model, default_config
 
     name = name or DEFAULT_MODEL
     if gateway:
-        config = GatewayConfig(cache=cache, **gateway)
-        if "concurrency" not in gateway and name.startswith("local/"):
-            config.concurrency = 1
-        return Model(name, config)
+        return Model(name, replace(default_config(name), cache=cache, **gateway))
     key = (name, cache)
     if key not in _models:
         model = Model(name)

@@ -57,6 +57,14 @@ class GatewayConfig:
     """Answer identical requests from the on-disk response cache."""
 
 
+def default_config(name: str) -> GatewayConfig:
+    """Defaults per model: the in-process local model serves one request at a time and is not
+    retried (its failures are bugs or bad input, not transient provider trouble)."""
+    if name.startswith("local/"):
+        return GatewayConfig(concurrency=1, max_retries=0)
+    return GatewayConfig()
+
+
 def _register_provider(name: str) -> None:
     """Make our in-process providers known to litellm, on first use of their prefix."""
     prefix = name.split("/", 1)[0]
@@ -123,7 +131,9 @@ class Model:
     def __init__(self, name: str, config: GatewayConfig | None = None) -> None:
         validate_model_name(name)
         self.name = name
-        self.config = config or GatewayConfig(concurrency=1 if name.startswith("local/") else 8)
+        self.config = config or default_config(name)
+        self.usage = Usage()
+        """Everything this ``Model`` object has spent, over all runs (cache hits excluded)."""
 
     def _semaphore(self) -> asyncio.Semaphore:
         key = (id(asyncio.get_running_loop()), self.name)
@@ -163,8 +173,10 @@ class Model:
 
     def _account(self, response: ModelResponse, messages: list[Message]) -> None:
         budget = current_budget.get()
-        if budget is not None and not response.cached:
-            budget.record(response.usage)
+        if not response.cached:
+            self.usage.add(response.usage)
+            if budget is not None:
+                budget.record(response.usage)
         emit(
             "model_call", model=self.name, n_messages=len(messages), cached=response.cached,
             prompt_tokens=response.usage.prompt_tokens, completion_tokens=response.usage.completion_tokens,

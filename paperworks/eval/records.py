@@ -1,0 +1,138 @@
+"""The data an evaluation reads and writes. Every other eval module shares these shapes.
+
+On disk, an eval run directory (``runs/<stamp>_eval-<suite>_<id>/``) holds:
+
+- ``run.json``      kind "eval": suite, suite_version, workflow, model, judge_model, args, seed,
+                    epochs, limits, concurrency, status, versions, git sha.
+- ``samples.jsonl`` one ``SampleRecord`` per finished (sample, epoch), appended as each finishes.
+- ``events.jsonl``  node/model/tool events; each carries ``"sample": "<id>#<epoch>"``.
+- ``results.json``  ``Results``: metrics with standard errors, error counts, usage, timing.
+- ``checkpoints.sqlite`` LangGraph checkpoints, one thread per (sample, epoch): ``"<id>#<epoch>"``.
+- ``artifacts/<id>#<epoch>/`` each sample's artifacts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Sample:
+    """One row of a suite, mapped to the workflow's input and the target."""
+
+    id: str
+    """Unique within the suite (from the row's id field, else ``<file stem>-<line>``)."""
+    input: dict[str, Any]
+    """The workflow input (validated later by the workflow's input model)."""
+    target: Any = None
+    """What a correct answer is (string, number or list); None for judge-only suites."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Other fields of the row that the suite keeps (category, difficulty, rubric ...)."""
+    source: str = ""
+    """``path:line`` of the row, for error messages."""
+
+
+@dataclass
+class Score:
+    """One scorer's verdict on one sample."""
+
+    value: float
+    """1.0/0.0 for pass/fail scorers; any number for graded ones."""
+    passed: bool | None = None
+    """Pass/fail when the scorer has that notion (accuracy and pass@k count these)."""
+    answer: str | None = None
+    """The answer the scorer extracted from the output."""
+    explanation: str | None = None
+    """Why (e.g. the judge's reasoning, or "|391 - 390| > tolerance")."""
+    details: dict[str, Any] = field(default_factory=dict)
+    """Anything else worth recording (the judge's raw verdict, its usage ...)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Score:
+        return cls(**{k: d.get(k) for k in ("value", "passed", "answer", "explanation")},
+                   details=dict(d.get("details") or {}))
+
+
+ERROR_KINDS = ("model_error", "limit_exceeded", "step_limit", "tool_error", "input_error", "scorer_error",
+               "workflow_error", "cancelled")
+"""How a failed sample is classified in ``Results.errors``."""
+
+
+@dataclass
+class SampleRecord:
+    """One line of ``samples.jsonl``: a finished (sample, epoch)."""
+
+    id: str
+    epoch: int
+    """1-based."""
+    input: dict[str, Any]
+    target: Any
+    output: Any = None
+    """The workflow's output (``WorkflowSpec.output`` of the final state); None on error."""
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Scorer name → ``Score.to_dict()``. Empty when the sample failed before scoring."""
+    status: str = "succeeded"
+    """The run status of the sample: succeeded, failed, limit_exceeded, step_limit, cancelled."""
+    error: str | None = None
+    """One-line error, if any."""
+    error_kind: str | None = None
+    """One of ``ERROR_KINDS`` when ``error`` is set."""
+    usage: dict[str, Any] = field(default_factory=dict)
+    """``Usage.to_dict()`` of the sample's own model calls (judge calls are in the scores' details)."""
+    time_s: float = 0.0
+    started_at: str = ""
+    finished_at: str = ""
+    artifacts: list[str] = field(default_factory=list)
+    """Paths relative to the run directory."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """``<id>#<epoch>``: the thread id and the tag of its events."""
+        return f"{self.id}#{self.epoch}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SampleRecord:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass
+class Metric:
+    """A named figure with its uncertainty."""
+
+    value: float
+    stderr: float | None = None
+    n: int = 0
+    """Observations the value is computed from."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Results:
+    """``results.json``."""
+
+    suite: str
+    model: str
+    n_samples: int
+    """Distinct samples evaluated (not counting epochs)."""
+    epochs: int
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``"<scorer>/<metric>"`` → ``Metric.to_dict()``, e.g. ``"numeric/accuracy"``, ``"numeric/pass@2"``,
+    ``"judge/mean"``; plus ``"time_s/mean"``, ``"tokens/mean"``, ``"cost/mean"`` per sample."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """Error kind → count of failed (sample, epoch) pairs."""
+    usage: dict[str, Any] = field(default_factory=dict)
+    """Total usage of the eval (workflow and judge calls)."""
+    elapsed_s: float = 0.0
+    limited: bool = False
+    """True when ``--limit`` or ``--sample-id`` cut the suite: results are for testing only."""

@@ -28,10 +28,14 @@ class RunContext:
     """Stream model text as ``token`` events (the CLI shows them live)."""
     run_dir: str | None = None
     """The run directory (None outside a recorded run)."""
+    artifact_dir: str | None = None
+    """Where this thread's artifacts go (default ``<run_dir>/artifacts``; an eval gives each sample its own)."""
 
     @property
     def artifacts(self) -> ArtifactStore | None:
-        """The run's artifact store, if there is a run directory."""
+        """The artifact store of this thread, if there is a run directory."""
+        if self.artifact_dir:
+            return ArtifactStore(Path(self.artifact_dir))
         return ArtifactStore(Path(self.run_dir) / "artifacts") if self.run_dir else None
 
     def get_model(self) -> Model:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from paperworks.core.budget import Budget, Limits, Usage, current_budget
-from paperworks.core.errors import LimitExceeded, PaperworksError, UserError, one_line
+from paperworks.core.errors import LimitExceeded, ModelError, PaperworksError, UserError, one_line
 from paperworks.core.events import Listener, current_events
 from paperworks.core.runs import RunDir, now_iso
 from paperworks.core.seeding import seed_everything
@@ -106,24 +106,11 @@ async def execute(
     try:
         async with AsyncSqliteSaver.from_conn_string(str(run.checkpoints_path)) as saver:
             graph = spec.build_graph(config).compile(checkpointer=saver)
-            snapshot = await graph.aget_state(graph_config)
-            if update is None and not snapshot.values:
-                update = spec.make_state(spec.parse_input(record.get("input")))  # killed before 1st step
-            if update is not None or snapshot.next:
-                await _stream(graph, update, graph_config, ctx, budget, events)
-            final = (await graph.aget_state(graph_config)).values
-            output = _jsonable(spec.output(final))
-            status = spec.status(final) if spec.status else "succeeded"
-    except LimitExceeded as exc:
-        status, error = "limit_exceeded", str(exc)
-        events.emit("limit", kind=exc.kind, message=str(exc))
+            result = await run_thread(graph, spec, graph_config, update, record.get("input"), ctx, budget, events)
+        status, output, error = result.status, result.output, result.error
     except (asyncio.CancelledError, KeyboardInterrupt):
         status, error = "cancelled", "cancelled by the user"
         raise
-    except PaperworksError as exc:
-        error = one_line(exc)
-    except Exception as exc:
-        error = _graph_error(exc)
     finally:
         run.update_record(status=status, error=error, output=output, usage=budget.usage.to_dict(),
                           elapsed_s=round(budget.elapsed_s, 3), finished_at=now_iso())
@@ -132,6 +119,52 @@ async def execute(
         current_events.reset(tokens[0])
         current_budget.reset(tokens[1])
     return RunOutcome(run, status, output, error, budget.usage, budget.elapsed_s)
+
+
+@dataclass
+class ThreadResult:
+    """How one graph thread ended: status, output, one-line error and its kind (see eval.records)."""
+
+    status: str
+    output: Any = None
+    error: str | None = None
+    error_kind: str | None = None
+
+
+async def run_thread(
+    graph: Any, spec: WorkflowSpec, graph_config: dict[str, Any], update: dict[str, Any] | None,
+    raw_input: Any, ctx: RunContext, budget: Budget, events: Any,
+) -> ThreadResult:
+    """Run one thread of a compiled graph to its end, continuing from its checkpoint if it has one.
+
+    ``update`` is the graph input (None: continue; a thread with no checkpoint yet starts from
+    ``raw_input``). Never raises for a failure of the run itself: it is classified in the result.
+    Cancellation (Ctrl-C) propagates.
+    """
+    try:
+        snapshot = await graph.aget_state(graph_config)
+        if update is None and not snapshot.values:
+            update = spec.make_state(spec.parse_input(raw_input))
+        if update is not None or snapshot.next:
+            await _stream(graph, update, graph_config, ctx, budget, events)
+        final = (await graph.aget_state(graph_config)).values
+        output = _jsonable(spec.output(final))
+        status = spec.status(final) if spec.status else "succeeded"
+        if status == "succeeded":
+            return ThreadResult(status, output)
+        message = output.get("answer") if isinstance(output, dict) else None
+        return ThreadResult(status, output, str(message or status), status)
+    except LimitExceeded as exc:
+        events.emit("limit", kind=exc.kind, message=str(exc))
+        return ThreadResult("limit_exceeded", None, str(exc), "limit_exceeded")
+    except ModelError as exc:
+        return ThreadResult("failed", None, one_line(exc), "model_error")
+    except UserError as exc:
+        return ThreadResult("failed", None, one_line(exc), "input_error")
+    except PaperworksError as exc:
+        return ThreadResult("failed", None, one_line(exc), "workflow_error")
+    except Exception as exc:
+        return ThreadResult("failed", None, _graph_error(exc), "workflow_error")
 
 
 def _graph_error(exc: Exception) -> str:

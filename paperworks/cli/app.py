@@ -181,6 +181,17 @@ def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20)
     console.print(table)
 
 
+def _register_eval_commands() -> None:
+    from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
+
+    app.command("eval")(eval_command)
+    app.command("view")(view_command)
+    app.command("compare")(compare_command)
+
+
+_register_eval_commands()
+
+
 def hard_exit(code: int) -> None:
     """Exit now, without waiting for worker threads stuck in a blocking call (the record is written)."""
     sys.stdout.flush()

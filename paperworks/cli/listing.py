@@ -28,24 +28,23 @@ def models() -> Table:
 
 
 def suites() -> Table:
-    """Benchmark suites under ``evals/`` with their sample counts."""
-    table = Table("suite", "samples", "description", title="suites", title_justify="left")
-    root = Path(__file__).resolve().parents[2] / "evals"
-    found = sorted(p.parent for p in root.glob("*/suite.yaml")) if root.is_dir() else []
-    for folder in found:
-        import yaml
+    """Benchmark suites under ``evals/`` with their sample counts; a malformed one shows its error."""
+    from rich.text import Text
 
-        try:
-            meta = yaml.safe_load((folder / "suite.yaml").read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError:
-            meta = {"description": "(malformed suite.yaml)"}
-        count = sum(
-            sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip())
-            for f in folder.glob("*.jsonl")
-        )
-        table.add_row(folder.name, str(count), str(meta.get("description", "")))
+    from paperworks.eval.suite import list_suites
+
+    table = Table("suite", "version", "samples", "workflow", "scorers", "description", title="suites",
+                  title_justify="left")
+    found = list_suites()
+    for name, suite in found:
+        if isinstance(suite, str):
+            table.add_row(name, "", "", "", "", Text(f"error: {suite}", style="red"))
+            continue
+        spec = suite.spec
+        table.add_row(name, spec.version, str(len(suite.samples)), spec.workflow,
+                      ", ".join(s.name for s in spec.scorers), Text(spec.description))
     if not found:
-        table.add_row("(none yet)", "", "suites arrive with the eval harness (issue 3)")
+        table.add_row("(none yet)", "", "", "", "", "add one under evals/<suite>/suite.yaml")
     return table
 
 

@@ -24,14 +24,20 @@ EPHEMERAL = {"token"}
 class EventLog:
     """Append-only JSONL writer; safe to call from several threads."""
 
-    def __init__(self, path: Path | None, listeners: list[Listener] | None = None) -> None:
+    def __init__(self, path: Path | None, listeners: list[Listener] | None = None,
+                 tags: dict[str, Any] | None = None, _lock: Any = None) -> None:
         self.path = path
         self.listeners: list[Listener] = list(listeners or [])
-        self._lock = threading.Lock()
+        self.tags = dict(tags or {})
+        self._lock = _lock or threading.Lock()
+
+    def bind(self, **tags: Any) -> EventLog:
+        """A log writing to the same file, adding ``tags`` to every event (e.g. ``sample="q1#1"``)."""
+        return EventLog(self.path, self.listeners, {**self.tags, **tags}, self._lock)
 
     def emit(self, type: str, **fields: Any) -> dict[str, Any]:
         """Record one event; returns it."""
-        event = {"t": round(time.time(), 3), "type": type, **fields}
+        event = {"t": round(time.time(), 3), "type": type, **self.tags, **fields}
         if self.path is not None and type not in EPHEMERAL:
             line = json.dumps(event, default=str, ensure_ascii=False)
             with self._lock, open(self.path, "a", encoding="utf-8") as fh:

@@ -53,8 +53,8 @@ class Score:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Score:
-        return cls(**{k: d.get(k) for k in ("value", "passed", "answer", "explanation")},
-                   details=dict(d.get("details") or {}))
+        return cls(value=float(d.get("value") or 0.0), passed=d.get("passed"), answer=d.get("answer"),
+                   explanation=d.get("explanation"), details=dict(d.get("details") or {}))
 
 
 ERROR_KINDS = ("model_error", "limit_exceeded", "step_limit", "tool_error", "input_error", "scorer_error",

@@ -6,7 +6,8 @@ A reply is a string (text), or an object::
 
     {"text": "...", "tool_calls": [{"name": "calc", "arguments": {"expression": "2+2"}}],
      "delay_s": 0.5,                 # sleep before answering
-     "fail_first": 2, "error": "rate_limit"}   # raise that provider error on the first 2 attempts
+     "fail_first": 2, "error": "rate_limit",   # raise that provider error on the first 2 attempts
+     "echo": true}                             # answer with the last user message instead of "text"
 
 Scripts are registered in-process with ``register_script`` or named by a JSON file path
 (``scripted/path/to/script.json`` holding a list, or ``{"replies": [...], "repeat_last": true}``).
@@ -110,7 +111,8 @@ def scripted_reply(model: str, messages: list[dict[str, Any]]) -> tuple[str, lis
         ToolCall(id=_call_id(model, index, j), name=tc["name"], arguments=dict(tc.get("arguments", {})))
         for j, tc in enumerate(reply.get("tool_calls", []))
     ]
-    return str(reply.get("text", "")), calls, float(reply.get("delay_s", 0.0))
+    text = _last_user_text(messages) if reply.get("echo") else str(reply.get("text", ""))
+    return text, calls, float(reply.get("delay_s", 0.0))
 
 
 def _count(text: str) -> int:

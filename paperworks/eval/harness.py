@@ -1,0 +1,218 @@
+"""``paperworks eval``: a workflow on a suite with a model — concurrent, resumable, recorded.
+
+Task = suite data + workflow + scorers. Each (sample, epoch) is one LangGraph thread in the run's
+checkpointer; finished ones are in ``samples.jsonl``. Resuming skips those and continues the
+others from their last checkpoint, so a killed evaluation ends with the same records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paperworks.core.budget import Limits, Usage
+from paperworks.core.errors import UserError
+from paperworks.core.runs import RunDir, now_iso
+from paperworks.core.seeding import seed_everything
+from paperworks.eval.metrics import compute_results
+from paperworks.eval.records import Results, SampleRecord
+from paperworks.eval.sample_runner import EvalSetup, run_sample
+from paperworks.eval.samples_log import SamplesLog
+from paperworks.eval.suite import load_suite
+
+JUDGED = {"judge"}
+"""Scorers that need ``--judge-model``."""
+
+
+@dataclass
+class EvalArgs:
+    """What the user asked for (recorded in run.json ``args``)."""
+
+    suite: str
+    model: str
+    judge_model: str | None = None
+    limit: int | None = None
+    sample_ids: list[str] = field(default_factory=list)
+    epochs: int | None = None
+    seed: int = 0
+    concurrency: int = 4
+    cache: bool = False
+    time_limit: float | None = None
+    token_limit: int | None = None
+    cost_limit: float | None = None
+    log_dir: str | None = None
+    fail_on_error: float | None = None
+    executor: str = "local"
+    ray_address: str | None = None
+    recursion_limit: int = 100
+
+
+def create_eval(args: EvalArgs) -> RunDir:
+    """Validate the suite, the model and the options, then make the eval's run directory."""
+    from paperworks.models.gateway import validate_model_name
+
+    suite = load_suite(args.suite)
+    samples = suite.select(args.limit, args.sample_ids or None)
+    validate_model_name(args.model)
+    if any(s.name in JUDGED for s in suite.spec.scorers):
+        if not args.judge_model:
+            raise UserError(f"suite '{suite.spec.name}' is scored by a judge model: pass --judge-model")
+        validate_model_name(args.judge_model)
+    if args.concurrency < 1:
+        raise UserError(f"--concurrency must be at least 1, got {args.concurrency}")
+    if args.executor not in ("local", "ray"):
+        raise UserError(f"--executor must be 'local' or 'ray', got '{args.executor}'")
+    defaults = suite.spec.limits
+    limits = Limits(
+        time_s=args.time_limit if args.time_limit is not None else getattr(defaults, "time_s", None),
+        tokens=args.token_limit if args.token_limit is not None else getattr(defaults, "tokens", None),
+        cost=args.cost_limit if args.cost_limit is not None else getattr(defaults, "cost", None),
+    )
+    epochs = args.epochs or suite.spec.epochs
+    if epochs < 1:
+        raise UserError(f"--epochs must be at least 1, got {epochs}")
+    root = Path(args.log_dir) if args.log_dir else None
+    return RunDir.create(f"eval-{suite.spec.name}", {
+        "kind": "eval", "suite": suite.spec.name, "suite_version": suite.spec.version,
+        "suite_path": str(suite.folder.resolve()), "workflow": suite.spec.workflow,
+        "model": args.model, "judge_model": args.judge_model, "seed": args.seed, "epochs": epochs,
+        "limits": limits.to_dict(), "sample_ids": [s.id for s in samples],
+        "limited": bool(args.limit is not None or args.sample_ids), "args": asdict(args),
+    }, root=root)
+
+
+@dataclass
+class Progress:
+    """Live counters for the progress display."""
+
+    total: int
+    done: int = 0
+    passed: int = 0
+    scored: int = 0
+    errors: int = 0
+    usage: Usage = field(default_factory=Usage)
+    started: float = field(default_factory=time.monotonic)
+
+    def add(self, record: SampleRecord) -> None:
+        self.done += 1
+        self.errors += record.error is not None
+        self.usage.add(Usage.from_dict(record.usage))
+        first = next(iter(record.scores.values()), None)
+        if first is not None and first.get("passed") is not None:
+            self.scored += 1
+            self.passed += bool(first["passed"])
+        elif record.error is not None:
+            self.scored += 1
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.passed / self.scored if self.scored else None
+
+
+ProgressFn = Callable[[Progress, SampleRecord | None], None]
+
+
+def pending_work(run: RunDir, log: SamplesLog) -> tuple[EvalSetup, list[tuple[Any, int]], list[SampleRecord]]:
+    """The setup, the (sample, epoch) pairs still to run, and the records already finished."""
+    record = run.read_record()
+    if record.get("kind") != "eval":
+        raise UserError(f"{run.path} is not an evaluation run")
+    setup = EvalSetup.from_record(run.path, record)
+    by_id = {s.id: s for s in setup.suite.samples}
+    missing = [i for i in record["sample_ids"] if i not in by_id]
+    if missing:
+        raise UserError(f"suite '{setup.suite.spec.name}' changed since the run began: samples {missing[:5]} are gone")
+    log.repair()
+    done = log.read()
+    finished = {(r.id, r.epoch) for r in done}
+    todo = [(by_id[i], e) for i in record["sample_ids"] for e in range(1, setup.epochs + 1) if (i, e) not in finished]
+    return setup, todo, done
+
+
+async def run_eval(run: RunDir, on_progress: ProgressFn | None = None) -> Results:
+    """Run every unfinished (sample, epoch) of the eval, then write ``results.json``."""
+    log = SamplesLog(run.path / "samples.jsonl")
+    setup, todo, done = pending_work(run, log)
+    record = run.read_record()
+    args = record.get("args") or {}
+    seed_everything(setup.seed)
+    progress = Progress(total=len(done) + len(todo))
+    for r in done:
+        progress.add(r)
+    if on_progress:
+        on_progress(progress, None)
+    run.update_record(status="running", resumed_at=now_iso() if done else None)
+    elapsed_before = float(record.get("elapsed_s", 0.0))
+    start = time.monotonic()
+
+    def finished(rec: SampleRecord) -> None:
+        log.append(rec)
+        progress.add(rec)
+        if on_progress:
+            on_progress(progress, rec)
+
+    status = "failed"
+    try:
+        if args.get("executor") == "ray":
+            from paperworks.eval.ray_executor import run_with_ray
+
+            await run_with_ray(run, setup, todo, finished, args.get("ray_address"), int(args.get("concurrency", 4)))
+        else:
+            await _run_local(run, setup, todo, finished, int(args.get("concurrency", 4)))
+        status = "succeeded"
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status = "cancelled"
+        raise
+    finally:
+        elapsed = elapsed_before + time.monotonic() - start
+        run.update_record(status=status, elapsed_s=round(elapsed, 3), finished_at=now_iso())
+    results = compute_results(log.read(), suite=setup.suite.spec.name, model=setup.model, epochs=setup.epochs,
+                              limited=bool(record.get("limited")), elapsed_s=round(elapsed, 3),
+                              scorers=[s.name for s in setup.suite.spec.scorers])
+    write_results(run, results)
+    return results
+
+
+def write_results(run: RunDir, results: Results) -> None:
+    """``results.json`` (atomically)."""
+    import json
+    import os
+
+    path = run.path / "results.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(asdict(results), indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+async def _run_local(run: RunDir, setup: EvalSetup, todo: list[tuple[Any, int]],
+                     finished: Callable[[SampleRecord], None], concurrency: int) -> None:
+    """Samples as asyncio tasks over one compiled graph and one checkpointer, ``concurrency`` at a time."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    semaphore = asyncio.Semaphore(concurrency)
+    events = run.events()
+    async with AsyncSqliteSaver.from_conn_string(str(run.checkpoints_path)) as saver:
+        graph = setup.spec.build_graph(setup.workflow_config).compile(checkpointer=saver)
+
+        async def one(sample: Any, epoch: int) -> None:
+            async with semaphore:
+                finished(await run_sample(setup, graph, sample, epoch, events))
+
+        tasks = [asyncio.create_task(one(s, e)) for s, e in todo]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def error_fraction(results: Results, run: RunDir) -> float:
+    """Failed (sample, epoch) pairs over all of them."""
+    record = run.read_record()
+    total = len(record.get("sample_ids", [])) * int(record.get("epochs", 1))
+    return sum(results.errors.values()) / total if total else 0.0

@@ -1,0 +1,191 @@
+"""Metrics of an eval: accuracy and means with standard errors, unbiased pass@k, time, tokens, cost.
+
+Samples are the unit of uncertainty: with several epochs, a sample's value is the mean over its
+epochs, and standard errors are computed over those per-sample means (clustered by sample).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING, Any
+
+from paperworks.eval.records import Metric, Results, SampleRecord
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cost", "calls")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from ``n`` attempts of which ``c`` passed: ``1 - C(n-c, k) / C(n, k)``.
+
+    Computed as ``1 - prod_{i=n-c+1}^{n} (1 - k/i)``, which stays exact for large ``n``.
+    """
+    if k < 1 or n < 0 or not 0 <= c <= n:
+        raise ValueError(f"pass_at_k needs k >= 1 and 0 <= c <= n (got n={n}, c={c}, k={k})")
+    if k > n:
+        raise ValueError(f"pass_at_k: k={k} is more than the n={n} attempts")
+    if n - c < k:
+        return 1.0
+    product = 1.0
+    for i in range(n - c + 1, n + 1):
+        product *= 1.0 - k / i
+    return 1.0 - product
+
+
+def mean_stderr(values: list[float]) -> Metric:
+    """The mean, and the standard error of the mean (sample std / sqrt(n); None for n < 2)."""
+    n = len(values)
+    if n == 0:
+        return Metric(value=0.0, stderr=None, n=0)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Metric(value=mean, stderr=None, n=1)
+    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    return Metric(value=mean, stderr=math.sqrt(variance / n), n=n)
+
+
+def _canonical(records: list[SampleRecord]) -> list[SampleRecord]:
+    """Records sorted by (id, epoch); a (sample, epoch) recorded twice counts once (the later one)."""
+    by_key: dict[tuple[str, int], SampleRecord] = {}
+    for rec in records:
+        key = (rec.id, rec.epoch)
+        old = by_key.get(key)
+        if old is None or _rank(rec) > _rank(old):
+            by_key[key] = rec
+    return [by_key[key] for key in sorted(by_key)]
+
+
+def _rank(rec: SampleRecord) -> tuple[str, str]:
+    return rec.finished_at, json.dumps(rec.to_dict(), sort_keys=True, default=str)
+
+
+def _score(rec: SampleRecord, scorer: str) -> dict[str, Any] | None:
+    score = rec.scores.get(scorer)
+    return score if rec.status == "succeeded" and isinstance(score, dict) else None
+
+
+def _passed(rec: SampleRecord, scorer: str) -> float:
+    score = _score(rec, scorer)
+    return 1.0 if score is not None and score.get("passed") is True else 0.0
+
+
+def _value(rec: SampleRecord, scorer: str) -> float:
+    score = _score(rec, scorer)
+    value = score.get("value") if score is not None else None
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else 0.0
+
+
+def _number(usage: dict[str, Any], key: str) -> float:
+    value = usage.get(key)
+    if key == "total_tokens" and value is None:
+        return _number(usage, "prompt_tokens") + _number(usage, "completion_tokens")
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def default_ks(epochs: int) -> list[int]:
+    """pass@1, and pass@epochs when there are several epochs."""
+    return [1, epochs] if epochs > 1 else [1]
+
+
+def compute_results(records: list[SampleRecord], *, suite: str, model: str, epochs: int, limited: bool,
+                    elapsed_s: float, ks: list[int] | None = None, scorers: list[str] | None = None) -> Results:
+    """``Results`` from the records of an eval. The same records in any order give the same results.
+
+    Per scorer: ``accuracy`` (passed as 0/1) and ``mean`` (the score's value) over samples, each sample
+    the mean over its recorded epochs, a failed (sample, epoch) counting as 0; ``pass@k`` for each
+    ``k <= epochs`` with ``n = epochs`` per sample (missing epochs count as failures). Then the per
+    (sample, epoch) means of ``time_s``, ``tokens`` and ``cost``, error counts by kind and the total usage
+    (the samples' own calls and the judge's). ``scorers`` names the suite's scorers, so that a scorer
+    whose every sample failed before scoring still gets its (zero) accuracy.
+    """
+    recs = _canonical(records)
+    by_sample: dict[str, list[SampleRecord]] = defaultdict(list)
+    for rec in recs:
+        by_sample[rec.id].append(rec)
+    samples = list(by_sample.values())
+    seen = {name for rec in recs for name in rec.scores}
+    names = sorted(seen | set(scorers or []))
+    ks = sorted({k for k in (ks if ks is not None else default_ks(epochs)) if 1 <= k <= epochs})
+
+    metrics: dict[str, dict[str, Any]] = {}
+    for name in names:
+        graded = name not in seen or any(
+            isinstance(r.scores.get(name), dict) and r.scores[name].get("passed") is not None for r in recs)
+        if graded:
+            per_sample = [math.fsum(_passed(r, name) for r in rs) / len(rs) for rs in samples]
+            metrics[f"{name}/accuracy"] = mean_stderr(per_sample).to_dict()
+        per_sample = [math.fsum(_value(r, name) for r in rs) / len(rs) for rs in samples]
+        metrics[f"{name}/mean"] = mean_stderr(per_sample).to_dict()
+        if graded:
+            for k in ks:
+                values = []
+                for rs in samples:
+                    n = max(epochs, len(rs))
+                    values.append(pass_at_k(n, int(sum(_passed(r, name) for r in rs)), k))
+                metrics[f"{name}/pass@{k}"] = mean_stderr(values).to_dict()
+
+    metrics["time_s/mean"] = mean_stderr([float(r.time_s or 0.0) for r in recs]).to_dict()
+    metrics["tokens/mean"] = mean_stderr([_number(r.usage, "total_tokens") for r in recs]).to_dict()
+    metrics["cost/mean"] = mean_stderr([_number(r.usage, "cost") for r in recs]).to_dict()
+
+    errors = Counter(r.error_kind or "unknown" for r in recs if r.error)
+    return Results(suite=suite, model=model, n_samples=len(samples), epochs=epochs, metrics=metrics,
+                   errors=dict(sorted(errors.items())), usage=total_usage(recs), elapsed_s=elapsed_s,
+                   limited=limited)
+
+
+def total_usage(records: list[SampleRecord]) -> dict[str, Any]:
+    """Summed usage of the records: their own model calls plus the judge calls in their scores' details."""
+    usages: list[dict[str, Any]] = []
+    for rec in records:
+        usages.append(rec.usage or {})
+        for name in sorted(rec.scores):
+            details = (rec.scores[name] or {}).get("details") or {}
+            if isinstance(details.get("usage"), dict):
+                usages.append(details["usage"])
+    total: dict[str, Any] = {}
+    for key in USAGE_KEYS:
+        summed = math.fsum(_number(u, key) for u in usages)
+        total[key] = summed if key == "cost" else int(summed)
+    return total
+
+
+def _fmt(name: str, value: float) -> str:
+    if name.startswith("cost/"):
+        return f"${value:.4f}"
+    if name.startswith(("tokens/", "time_s/")):
+        return f"{value:,.1f}"
+    return f"{value:.3f}"
+
+
+def errors_line(results: Results) -> str:
+    """``errors: none`` or ``errors: 3 (model_error 2, tool_error 1)``."""
+    if not results.errors:
+        return "errors: none"
+    parts = ", ".join(f"{kind} {count}" for kind, count in results.errors.items())
+    return f"errors: {sum(results.errors.values())} ({parts})"
+
+
+def format_table(results: Results) -> Table:
+    """A rich table of the metrics (metric, value, ± stderr, n), captioned with the errors line."""
+    from rich.table import Table
+
+    epochs = f" × {results.epochs} epochs" if results.epochs > 1 else ""
+    table = Table(title=f"{results.suite} · {results.model} · {results.n_samples} samples{epochs}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("± stderr", justify="right")
+    table.add_column("n", justify="right")
+    for name, metric in results.metrics.items():
+        stderr = metric.get("stderr")
+        table.add_row(name, _fmt(name, float(metric.get("value", 0.0))),
+                      "" if stderr is None else _fmt(name, float(stderr)), str(metric.get("n", 0)))
+    caption = errors_line(results)
+    if results.limited:
+        caption += " · results are for testing only (--limit / --sample-id)"
+    table.caption = caption
+    return table

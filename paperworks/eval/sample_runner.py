@@ -1,0 +1,114 @@
+"""Running one (sample, epoch): the workflow thread, then every scorer, into a ``SampleRecord``.
+
+Shared by the local (asyncio) executor and the Ray executor.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paperworks.core.budget import Budget, Limits, current_budget
+from paperworks.core.errors import one_line
+from paperworks.core.events import EventLog, current_events
+from paperworks.core.runs import now_iso
+from paperworks.eval.records import SampleRecord, Score
+from paperworks.eval.scorers import ScoreContext, extract_answer, get_scorer
+from paperworks.eval.suite import Suite, load_suite
+from paperworks.workflows.context import RunContext
+from paperworks.workflows.registry import WorkflowSpec, get_workflow
+from paperworks.workflows.runner import run_thread
+
+
+@dataclass
+class EvalSetup:
+    """Everything that is the same for every sample of an eval run (rebuilt from ``run.json``)."""
+
+    run_dir: Path
+    suite: Suite
+    spec: WorkflowSpec
+    workflow_config: Any
+    model: str
+    judge_model: str | None
+    seed: int
+    epochs: int
+    limits: Limits
+    cache: bool
+    generation: dict[str, Any] = field(default_factory=dict)
+    recursion_limit: int = 100
+
+    @classmethod
+    def from_record(cls, run_dir: Path, record: dict[str, Any]) -> EvalSetup:
+        """Rebuild the setup from an eval's ``run.json``."""
+        suite = load_suite(record["suite_path"])
+        spec = get_workflow(suite.spec.workflow)
+        args = record.get("args") or {}
+        return cls(
+            run_dir=run_dir, suite=suite, spec=spec,
+            workflow_config=spec.parse_config(suite.spec.config or {}),
+            model=record["model"], judge_model=record.get("judge_model"), seed=int(record.get("seed", 0)),
+            epochs=int(record["epochs"]), limits=Limits(**(record.get("limits") or {})),
+            cache=bool(args.get("cache", False)), generation=dict(suite.spec.generation or {}),
+            recursion_limit=int(args.get("recursion_limit", 100)),
+        )
+
+
+async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, events: EventLog) -> SampleRecord:
+    """Run (or continue) one sample's thread, score it and return its record. Never raises for the
+    sample's own failure; only cancellation propagates."""
+    key = f"{sample.id}#{epoch}"
+    started, start = now_iso(), time.monotonic()
+    budget = Budget(setup.limits)
+    log = events.bind(sample=key)
+    tokens = (current_events.set(log), current_budget.set(budget))
+    retries = 0
+
+    def count_retries(event: dict[str, Any]) -> None:
+        nonlocal retries
+        if event.get("type") == "model_retry" and event.get("sample") == key:
+            retries += 1
+
+    log.listeners = [*log.listeners, count_retries]
+    artifact_dir = setup.run_dir / "artifacts" / key
+    ctx = RunContext(model=setup.model, seed=setup.seed + epoch - 1, generation=dict(setup.generation),
+                     cache=setup.cache, run_dir=str(setup.run_dir), artifact_dir=str(artifact_dir))
+    graph_config = {"configurable": {"thread_id": key}, "recursion_limit": setup.recursion_limit}
+    try:
+        log.emit("sample_start", epoch=epoch)
+        result = await run_thread(graph, setup.spec, graph_config, None, sample.input, ctx, budget, log)
+        scores: dict[str, dict[str, Any]] = {}
+        error, error_kind = result.error, result.error_kind
+        if result.status == "succeeded":
+            scores, scorer_error = await _score(setup, sample, result.output)
+            if scorer_error:
+                error, error_kind = scorer_error, "scorer_error"
+    finally:
+        current_events.reset(tokens[0])
+        current_budget.reset(tokens[1])
+    artifacts = sorted(str(p.relative_to(setup.run_dir)) for p in artifact_dir.rglob("*") if p.is_file()) \
+        if artifact_dir.exists() else []
+    record = SampleRecord(
+        id=sample.id, epoch=epoch, input=sample.input, target=sample.target, output=result.output,
+        scores=scores, status=result.status if not error_kind == "scorer_error" else "failed",
+        error=error, error_kind=error_kind, usage=budget.usage.to_dict(), time_s=round(time.monotonic() - start, 3),
+        started_at=started, finished_at=now_iso(), artifacts=artifacts,
+        metadata={**sample.metadata, "retries": retries},
+    )
+    log.emit("sample_end", status=record.status, error=error, scores={k: v.get("value") for k, v in scores.items()})
+    return record
+
+
+async def _score(setup: EvalSetup, sample: Any, output: Any) -> tuple[dict[str, dict[str, Any]], str | None]:
+    answer = extract_answer(output, setup.suite.spec.answer_field)
+    ctx = ScoreContext(judge_model=setup.judge_model, seed=setup.seed, cache=setup.cache)
+    scores: dict[str, dict[str, Any]] = {}
+    for spec in setup.suite.spec.scorers:
+        fn = get_scorer(spec.name, setup.spec.scorers)
+        try:
+            score: Score = await fn(sample, output, answer, ctx, **(spec.args or {}))
+        except Exception as exc:  # a bad row or a failing judge fails this sample, not the eval
+            return scores, f"scorer '{spec.name}': {one_line(exc)}"
+        scores[spec.name] = score.to_dict()
+    return scores, None

@@ -9,7 +9,7 @@ export ANONYMIZED_TELEMETRY=False
 export DISABLE_REMOTE_CACHE=1
 export RAY_USAGE_STATS_ENABLED=0
 
-DEMO_TASK ?= A box holds 17 rows of 23 apples. Use the calculate tool to find how many apples there are, then answer.
+DEMO_TASK ?= A box holds 17 rows of 23 apples. How many apples are there?
 
 .PHONY: setup demo test test-fast lint bench clean
 
@@ -17,7 +17,7 @@ setup:
 	@VENV=$(VENV) scripts/setup.sh
 
 demo: setup
-	$(BIN)/paperworks run agent --model local/smollm2-135m -i "$(DEMO_TASK)"
+	$(BIN)/paperworks run agent --model local/smollm2-135m -c tool_choice=first -i "$(DEMO_TASK)"
 
 lint: setup
 	$(BIN)/ruff check paperworks tests benchmarks

@@ -38,7 +38,8 @@ def eval_command(
     sample_id: Annotated[list[str] | None, typer.Option("--sample-id", help="Only these samples.")] = None,
     epochs: Annotated[int | None, typer.Option(help="Runs per sample (default: the suite's).")] = None,
     seed: Annotated[int, typer.Option(help="Base seed (epoch e uses seed + e - 1).")] = 0,
-    concurrency: Annotated[int, typer.Option(help="Samples in flight at once.")] = 4,
+    concurrency: Annotated[int | None, typer.Option(
+        help="Samples in flight at once (default 4; 1 for the in-process local model).")] = None,
     cache: Annotated[bool, typer.Option(help="Answer repeated model requests from the response cache.")] = False,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per sample.")] = None,
     token_limit: Annotated[int | None, typer.Option(help="Tokens per sample.")] = None,
@@ -67,7 +68,9 @@ def eval_command(
             raise typer.BadParameter("give a SUITE (or --resume RUN_DIR)", param_hint="SUITE")
         run = harness.create_eval(harness.EvalArgs(
             suite=suite, model=model or DEFAULT_MODEL, judge_model=judge_model, limit=limit,
-            sample_ids=list(sample_id or []), epochs=epochs, seed=seed, concurrency=concurrency, cache=cache,
+            sample_ids=list(sample_id or []), epochs=epochs, seed=seed, cache=cache,
+            concurrency=concurrency if concurrency is not None else
+            (1 if (model or DEFAULT_MODEL).startswith("local/") else 4),
             time_limit=time_limit, token_limit=token_limit, cost_limit=cost_limit, log_dir=log_dir,
             fail_on_error=fail_on_error, executor=executor, ray_address=ray_address))
         record = run.read_record()

@@ -36,7 +36,7 @@ RETRYABLE: tuple[type[BaseException], ...] = (
 )
 GENERATION_KEYS = {
     "max_tokens", "temperature", "top_p", "top_k", "seed", "stop", "repetition_penalty",
-    "presence_penalty", "frequency_penalty", "tool_choice", "response_format", "timeout",
+    "presence_penalty", "frequency_penalty", "tool_choice", "response_format", "timeout", "tool_gate",
 }
 """Generation settings ``generate`` passes through (also the response-cache key)."""
 
@@ -55,6 +55,11 @@ class GatewayConfig:
     """Most requests in flight to this model at once (per event loop)."""
     cache: bool = False
     """Answer identical requests from the on-disk response cache."""
+
+
+LOCAL_GENERATION_DEFAULTS: dict[str, Any] = {"max_tokens": 512, "repetition_penalty": 1.15}
+"""Defaults for the embedded model (explicit settings win): greedy decoding of a 135M model falls
+into repetition loops without a penalty, and an unbounded reply costs minutes on a CPU."""
 
 
 def default_config(name: str) -> GatewayConfig:
@@ -155,6 +160,10 @@ class Model:
         unknown = set(config) - GENERATION_KEYS
         if unknown:
             raise UserError(f"unknown generation setting(s) {sorted(unknown)}; known: {sorted(GENERATION_KEYS)}")
+        if self.name.startswith("local/"):
+            config = {**LOCAL_GENERATION_DEFAULTS, **config}
+        elif "tool_gate" in config:
+            config = {k: v for k, v in config.items() if k != "tool_gate"}  # only the local model has it
         budget = current_budget.get()
         if budget is not None:
             budget.check()

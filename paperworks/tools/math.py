@@ -141,6 +141,7 @@ def calculate(expression: str) -> str:
     """Evaluate an arithmetic or algebraic expression exactly and return the result.
 
     Args:
-        expression: Python-style math, e.g. "17 * 23", "(3/4) * 120", "sqrt(2)**2", "factor(x**2 - 1)".
+        expression: the arithmetic to evaluate, written with the problem's own numbers in Python
+            syntax (+ - * / ** %, parentheses, sqrt, round, factor, ...).
     """
     return format_result(evaluate(expression))

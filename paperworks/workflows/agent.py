@@ -10,7 +10,7 @@ all asked for tools. A tool's error goes back to the model as the observation.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -34,6 +34,9 @@ class AgentConfig(BaseModel):
     max_steps: int = Field(8, ge=1, le=200, description="Model turns per task before stopping.")
     tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOLS), description="Tools offered.")
     system: str | None = Field(None, description="System prompt (default: the agent's own).")
+    tool_choice: Literal["auto", "first", "none"] = Field(
+        "auto", description="auto: the model decides; first: the first turn of each task must call a tool "
+                            "(OpenAI's tool_choice='required'), later turns decide; none: no tool calls.")
 
     @field_validator("tools")
     @classmethod
@@ -67,6 +70,9 @@ def build_graph(config: AgentConfig | None = None) -> Any:
         ctx = runtime.context
         messages = build_messages(state.get("messages", []), cfg.system)
         gen = {"seed": ctx.seed, **ctx.generation}
+        if schemas and cfg.tool_choice != "auto" and "tool_choice" not in gen:
+            first = state.get("steps", 0) == 0
+            gen["tool_choice"] = "none" if cfg.tool_choice == "none" else ("required" if first else "auto")
         reply = await ctx.get_model().generate(messages, schemas or None, stream=ctx.stream, **gen)
         steps = state.get("steps", 0) + 1
         update: dict[str, Any] = {"messages": [reply.to_message()], "steps": steps}

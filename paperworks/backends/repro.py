@@ -1,0 +1,95 @@
+"""``paperworks repro NAME``: each backend's experiment that reproduces its paper's headline effect at
+CPU scale, writing ``results.json`` (named figures, the paper's claim beside each) and PNG plots.
+
+A backend registers its experiment in ``REPROS`` as ``"module:function"``; the function is
+``run(out: Path, quick: bool, scale: str) -> ReproResult``. ``--quick`` finishes in about a minute
+and is what tests run; ``--scale gpu`` (where offered) sizes the experiment for an accelerator.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paperworks.core.errors import UserError
+
+REPROS: dict[str, str] = {}
+"""Experiment name → ``"module:function"``. Backends add themselves here (see their issue)."""
+
+
+@dataclass
+class Figure:
+    """One measured figure with the paper's claim beside it."""
+
+    value: float | int | str | None
+    paper: str | None = None
+    """The paper's claim, as text (e.g. ">88% hit rate at 5% capacity")."""
+    unit: str = ""
+    note: str = ""
+    """How it was measured, and where it falls short of the claim."""
+
+
+@dataclass
+class ReproResult:
+    """What an experiment returns; ``write`` turns it into ``results.json``."""
+
+    name: str
+    figures: dict[str, Figure] = field(default_factory=dict)
+    plots: list[str] = field(default_factory=list)
+    """PNG files written into the output folder (names relative to it)."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """The experiment's settings (seed, sizes, steps), so the run can be repeated."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Raw series (per-step curves, per-capacity tables) for anyone who wants to re-plot."""
+
+    def write(self, out: Path, quick: bool, scale: str, elapsed_s: float) -> Path:
+        """``<out>/results.json`` with versions, timing and everything above."""
+        from importlib import metadata
+
+        versions = {"python": platform.python_version()}
+        for dist in ("torch", "transformers", "numpy"):
+            try:
+                versions[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                pass
+        data = {"name": self.name, "quick": quick, "scale": scale, "elapsed_s": round(elapsed_s, 2),
+                "cpu_count": os.cpu_count(), "versions": versions,
+                "figures": {k: asdict(v) for k, v in self.figures.items()}, "plots": self.plots,
+                "config": self.config, "extra": self.extra}
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "results.json"
+        path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        return path
+
+
+def repro_names() -> list[str]:
+    """Registered experiments."""
+    _load_backends()
+    return sorted(REPROS)
+
+
+def _load_backends() -> None:
+    """Import each backend package so that it can register its experiment."""
+    root = Path(__file__).resolve().parent
+    for folder in sorted(p for p in root.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")):
+        importlib.import_module(f"paperworks.backends.{folder.name}")
+
+
+def run_repro(name: str, out: Path, quick: bool = False, scale: str = "cpu") -> tuple[ReproResult, Path]:
+    """Run one experiment and write its results; returns the result and the results.json path."""
+    _load_backends()
+    if name not in REPROS:
+        known = ", ".join(sorted(REPROS)) or "none yet"
+        raise UserError(f"unknown experiment '{name}'; known: {known}")
+    module_name, _, func = REPROS[name].partition(":")
+    fn = getattr(importlib.import_module(module_name), func or "run")
+    start = time.monotonic()
+    result: ReproResult = fn(out=out, quick=quick, scale=scale)
+    path = result.write(out, quick, scale, time.monotonic() - start)
+    return result, path

@@ -35,7 +35,14 @@ if ! command -v "$PYTHON" >/dev/null; then PYTHON=python3; fi
 "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || {
   echo "paperworks needs Python 3.11 (found $("$PYTHON" --version 2>&1))"; exit 1; }
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-PIP="$VENV/bin/python -m pip --disable-pip-version-check -q"
+PIP="pipq $VENV/bin/python -m pip --disable-pip-version-check -q"
+# pip -q still prints this machine's "find-links location is ignored" warnings: hide those.
+pipq() {
+  local log rc=0; log=$(mktemp)
+  "$@" >"$log" 2>&1 || rc=$?
+  grep -v "is ignored: it is neither a file nor a directory" "$log" || true
+  rm -f "$log"; return $rc
+}
 
 # 3. torch first (a CPU build lies on disk; anything else pulls GBs of CUDA), then everything else
 #    in one resolver pass, then the embedded model's package without its dependencies

@@ -7,7 +7,12 @@ A reply is a string (text), or an object::
     {"text": "...", "tool_calls": [{"name": "calc", "arguments": {"expression": "2+2"}}],
      "delay_s": 0.5,                 # sleep before answering
      "fail_first": 2, "error": "rate_limit",   # raise that provider error on the first 2 attempts
-     "echo": true}                             # answer with the last user message instead of "text"
+     "echo": true,                             # answer with the last user message instead of "text"
+     "when": "some text"}                      # see below
+
+A reply with ``"when"`` is chosen, out of order, for any request whose messages contain that text
+(the first such reply wins); replies without ``"when"`` are taken in order as above. Scripts that
+replay known answers per task (e.g. reference solutions) use ``when`` with a task's unique text.
 
 Scripts are registered in-process with ``register_script`` or named by a JSON file path
 (``scripted/path/to/script.json`` holding a list, or ``{"replies": [...], "repeat_last": true}``).
@@ -74,10 +79,7 @@ def _load(name: str) -> tuple[list[Any], bool]:
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
     for msg in reversed(messages):
         if msg.get("role") == "user":
-            content = msg.get("content")
-            if isinstance(content, list):
-                return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-            return str(content or "")
+            return _content_text(msg.get("content"))
     return ""
 
 
@@ -90,11 +92,27 @@ def scripted_reply(model: str, messages: list[dict[str, Any]]) -> tuple[str, lis
     if model == "echo":
         return _last_user_text(messages), [], 0.0
     replies, repeat_last = _load(model)
+    conversation = " ".join(_content_text(m.get("content")) for m in messages)
+    for i, reply in enumerate(replies):
+        if isinstance(reply, dict) and reply.get("when") and str(reply["when"]) in conversation:
+            return _reply_at(model, replies, i, messages)
+    replies = [r for r in replies if not (isinstance(r, dict) and r.get("when"))]
     index = sum(1 for m in messages if m.get("role") == "assistant")
     if index >= len(replies):
         if not repeat_last or not replies:
             raise CustomLLMError(400, f"script '{model}' has {len(replies)} replies; reply {index + 1} was asked")
         index = len(replies) - 1
+    return _reply_at(model, replies, index, messages)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def _reply_at(model: str, replies: list[Any], index: int,
+              messages: list[dict[str, Any]]) -> tuple[str, list[ToolCall], float]:
     reply = replies[index]
     if isinstance(reply, str):
         return reply, [], 0.0

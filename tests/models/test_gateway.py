@@ -134,3 +134,15 @@ def test_budget_stops_calls_past_the_token_limit() -> None:
         current_budget.reset(token)
     assert err.value.kind == "tokens"
     assert budget.usage.total_tokens >= 10
+
+
+def test_when_replies_match_the_conversation_out_of_order() -> None:
+    name = register_script("replay", [
+        {"when": "task-B", "text": "answer for B"},
+        {"when": "task-A", "text": "answer for A"},
+        "fallback",
+    ])
+    model = get_model(name)
+    assert asyncio.run(model.generate([{"role": "user", "content": "solve task-A please"}])).text == "answer for A"
+    assert asyncio.run(model.generate([{"role": "user", "content": "now task-B"}])).text == "answer for B"
+    assert asyncio.run(model.generate([{"role": "user", "content": "something else"}])).text == "fallback"

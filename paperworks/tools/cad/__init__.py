@@ -1,0 +1,26 @@
+"""CAD tools for SPADA: a sandbox for model-written CadQuery programs, geometry and physics checks,
+exports (STEP/STL) and renders (PNG). CadQuery is imported only inside the sandbox worker and the
+functions that need it, never at package import.
+
+Program convention (what SPADA writes, what ``paperworks cad check`` accepts)
+----------------------------------------------------------------------------
+A program is one Python file. Any of these is accepted, in this order of preference:
+
+1. ``PARAMS = {"name": value, ...}`` (module level, JSON-able values, lengths in millimetres) and
+   ``def build(params: dict) -> cq.Assembly``. The sandbox calls ``build({**PARAMS, **overrides})``,
+   which is how parameter edits (``--set name=value``) work without a model call.
+2. A module-level ``result`` (``cq.Assembly``, ``cq.Workplane`` or ``cq.Shape``).
+3. ``show_object(obj, name=None, options=None)`` calls, as in CQ-editor and cq-cli (each call adds a part).
+
+Parts are the assembly's named children (``assy.add(shape, name="pin", loc=...)``, located); a
+Workplane/Shape result is one part named "part".
+
+Test convention (deterministic tests written next to the program)
+------------------------------------------------------------------
+A tests file defines ``def test_<name>(ctx):`` functions that ``assert``; ``ctx`` gives:
+``ctx.params`` (the parameters used), ``ctx.parts`` (name → located ``cq.Shape``), ``ctx.assembly``,
+and helpers ``ctx.bbox(name)`` (xmin, ymin, zmin, xmax, ymax, zmax), ``ctx.volume(name)``,
+``ctx.interference(a, b)`` (intersection volume), ``ctx.distance(a, b)`` (minimum distance),
+``ctx.center(name)`` (centre of mass), ``ctx.is_valid(name)``. A test passes when it returns without
+raising; its failure message is the assertion's message (or the exception's one line).
+"""

@@ -91,6 +91,13 @@ def default_ks(epochs: int) -> list[int]:
     return [1, epochs] if epochs > 1 else [1]
 
 
+def _sub_metrics(record: SampleRecord, scorer: str) -> dict[str, Any]:
+    """A scorer's extra numeric figures (``details["metrics"]``), e.g. SPADA's ``invalid`` rate."""
+    score = record.scores.get(scorer)
+    extra = (score or {}).get("details", {}).get("metrics") if isinstance(score, dict) else None
+    return {k: v for k, v in (extra or {}).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
 def compute_results(records: list[SampleRecord], *, suite: str, model: str, epochs: int, limited: bool,
                     elapsed_s: float, ks: list[int] | None = None, scorers: list[str] | None = None) -> Results:
     """``Results`` from the records of an eval. The same records in any order give the same results.
@@ -99,7 +106,8 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
     the mean over its recorded epochs, a failed (sample, epoch) counting as 0; ``pass@k`` for each
     ``k <= epochs`` with ``n = epochs`` per sample (missing epochs count as failures). Then the per
     (sample, epoch) means of ``time_s``, ``tokens`` and ``cost``, error counts by kind and the total usage
-    (the samples' own calls and the judge's). ``scorers`` names the suite's scorers, so that a scorer
+    (the samples' own calls and the judge's). A scorer's ``details["metrics"]`` figures are averaged
+    per (sample, epoch) as ``<scorer>/<name>`` over the records that have them. ``scorers`` names the suite's scorers, so that a scorer
     whose every sample failed before scoring still gets its (zero) accuracy.
     """
     recs = _canonical(records)
@@ -127,6 +135,10 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
                     n = max(epochs, len(rs))
                     values.append(pass_at_k(n, int(sum(_passed(r, name) for r in rs)), k))
                 metrics[f"{name}/pass@{k}"] = mean_stderr(values).to_dict()
+
+        for key in sorted({k for r in recs for k in _sub_metrics(r, name)}):
+            values = [float(_sub_metrics(r, name)[key]) for r in recs if key in _sub_metrics(r, name)]
+            metrics[f"{name}/{key}"] = mean_stderr(values).to_dict()
 
     metrics["time_s/mean"] = mean_stderr([float(r.time_s or 0.0) for r in recs]).to_dict()
     metrics["tokens/mean"] = mean_stderr([_number(r.usage, "total_tokens") for r in recs]).to_dict()

@@ -85,6 +85,16 @@ def _register_provider(name: str) -> None:
         register()
 
 
+def supports_vision(name: str) -> bool:
+    """Whether litellm knows ``name`` to accept images (our local and scripted models do not)."""
+    if name.startswith(("local/", "scripted/")):
+        return False
+    try:
+        return bool(litellm.supports_vision(model=name))
+    except Exception:
+        return False
+
+
 def validate_model_name(name: str) -> None:
     """Raise a one-line ``UserError`` if litellm cannot route ``name`` to a provider."""
     _register_provider(name)

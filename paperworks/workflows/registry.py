@@ -19,6 +19,7 @@ from paperworks.core.errors import UserError
 
 BUILTIN: dict[str, str] = {
     "agent": "paperworks.workflows.agent:SPEC",
+    "spada": "paperworks.workflows.spada:SPEC",
 }
 
 

@@ -219,3 +219,16 @@ def test_format_table_and_errors_line() -> None:
     assert "numeric/pass@2" in text and "0.667" in text
     assert "errors: 1 (model_error 1)" in text and "testing only" in text
     assert errors_line(results_for([], epochs=1)) == "errors: none"
+
+
+def test_scorer_sub_metrics_are_averaged() -> None:
+    from paperworks.eval.metrics import compute_results
+    from paperworks.eval.records import SampleRecord
+
+    recs = [SampleRecord(id=f"s{i}", epoch=1, input={}, target=None,
+                         scores={"spada": {"value": 1.0, "passed": True,
+                                           "details": {"metrics": {"invalid": float(i == 0), "iterations": i + 1}}}})
+            for i in range(4)]
+    res = compute_results(recs, suite="x", model="m", epochs=1, limited=False, elapsed_s=0.0)
+    assert res.metrics["spada/invalid"]["value"] == 0.25 and res.metrics["spada/iterations"]["value"] == 2.5
+    assert res.metrics["spada/accuracy"]["value"] == 1.0

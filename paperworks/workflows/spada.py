@@ -1,0 +1,207 @@
+"""``spada``: SPADA, a self-testing parametric assembly design agent, as a LangGraph graph.
+
+    START → write_spec → write_code → write_tests → run_checks ─(all pass)→ finish → END
+                                                      ↑   └─(failures, budget left)→ repair ─┐
+                                                      └──────────────────────────────────────┘
+                                                          (budget spent)→ finish
+
+The program and its tests run only in the CAD sandbox (``paperworks.tools.cad``), which also runs the
+physical checks (valid solids, interference, floating parts, envelope) and renders the assembly;
+failures and renders feed the repair step. Every iteration's code, tests, STEP/STL, renders and
+results stay in the run's artifact folder, with ``report.json`` summarising them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import operator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from pydantic import BaseModel, Field
+
+from paperworks.agents.spada import prompts
+from paperworks.agents.spada.parse import extract_code, extract_json, normalise_spec
+from paperworks.core.artifacts import ArtifactStore
+from paperworks.workflows.context import RunContext
+from paperworks.workflows.registry import WorkflowSpec
+from paperworks.workflows.spada_score import score_spada
+
+
+class SpadaInput(BaseModel):
+    """Input of the ``spada`` workflow."""
+
+    request: str = Field(min_length=1, description="The assembly to design, in words.")
+
+
+class SpadaConfig(BaseModel):
+    """Settings of the ``spada`` workflow (``-c key=value``)."""
+
+    max_iterations: int = Field(4, ge=1, le=20, description="Sandbox runs (the first plus repairs).")
+    write_tests: bool = Field(True, description="Let the model write its own deterministic tests.")
+    renders: bool = Field(True, description="Render PNG views each iteration (feedback and people).")
+    sandbox_wall_s: float = Field(60, gt=0, description="Wall-clock seconds for one sandbox run.")
+
+
+class SpadaState(TypedDict, total=False):
+    request: str
+    spec: dict[str, Any]
+    code: str
+    tests: str
+    iteration: int
+    history: Annotated[list[dict[str, Any]], operator.add]
+    last: dict[str, Any]
+    status: str
+
+
+def _store(ctx: RunContext) -> ArtifactStore:
+    store = ctx.artifacts
+    if store is None:  # outside a recorded run: a throwaway folder
+        import tempfile
+
+        store = ArtifactStore(Path(tempfile.mkdtemp(prefix="spada-")))
+    return store
+
+
+def run_sandbox(code: str, tests: str | None, out_dir: Path, *, params: dict[str, Any] | None = None,
+                wall_s: float = 60, renders: bool = True, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Check a program (and its tests) in the sandbox; the result as a JSON-able dict."""
+    from paperworks.tools.cad.sandbox import CheckOptions, SandboxLimits, check_program
+
+    opts = CheckOptions(renders=renders, exports=True, **(options or {}))
+    result = check_program(code, tests, params=params, out_dir=out_dir, limits=SandboxLimits(wall_s=wall_s),
+                           options=opts)
+    return asdict(result)
+
+
+def summarise(result: dict[str, Any], iteration: int) -> dict[str, Any]:
+    """One line of the iteration report."""
+    tests, checks = result.get("tests", []), result.get("checks", [])
+    return {
+        "iteration": iteration, "ok": bool(result.get("ok")), "stage": result.get("stage"),
+        "error": result.get("error"),
+        "tests_passed": sum(1 for t in tests if t.get("passed")), "tests_total": len(tests),
+        "checks_passed": sum(1 for c in checks if c.get("passed")), "checks_total": len(checks),
+        "failures": prompts.feedback_text(result).splitlines()[:20] if not result.get("ok") else [],
+        "artifacts": result.get("artifacts", {}),
+    }
+
+
+def build_graph(config: SpadaConfig | None = None) -> Any:
+    """The uncompiled SPADA graph."""
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.runtime import Runtime
+
+    cfg = config or SpadaConfig.model_validate({})
+
+    async def ask(ctx: RunContext, messages: list[dict[str, Any]]) -> str:
+        gen = {"seed": ctx.seed, "max_tokens": 2048, **ctx.generation}
+        return (await ctx.get_model().generate(messages, stream=ctx.stream, **gen)).text
+
+    async def write_spec(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        reply = await ask(runtime.context, prompts.spec_messages(state["request"]))
+        spec = normalise_spec(extract_json(reply), state["request"])
+        _store(runtime.context).write_text("spec.json", json.dumps(spec, indent=2))
+        return {"spec": spec, "iteration": 0}
+
+    async def write_code(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        reply = await ask(runtime.context, prompts.code_messages(state["request"], state.get("spec", {})))
+        return {"code": extract_code(reply)}
+
+    async def write_tests(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        if not cfg.write_tests:
+            return {"tests": ""}
+        reply = await ask(runtime.context, prompts.tests_messages(state["request"], state.get("spec", {}),
+                                                                  state["code"]))
+        tests = extract_code(reply)
+        return {"tests": tests if "def test_" in tests else ""}
+
+    async def run_checks(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        store = _store(runtime.context)
+        n = state.get("iteration", 0) + 1
+        store.write_text(f"iter_{n}/assembly.py", state["code"])
+        if state.get("tests"):
+            store.write_text(f"iter_{n}/tests.py", state["tests"])
+        result = await asyncio.to_thread(run_sandbox, state["code"], state.get("tests") or None,
+                                         store.root / f"iter_{n}", wall_s=cfg.sandbox_wall_s, renders=cfg.renders)
+        store.write_text(f"iter_{n}/result.json", json.dumps(result, indent=2, default=str))
+        return {"iteration": n, "last": summarise(result, n), "history": [summarise(result, n)]}
+
+    async def repair(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        last = state.get("last", {})
+        root = _store(ctx).root
+        renders = [Path(p) if Path(p).is_absolute() else root / p
+                   for k, p in (last.get("artifacts") or {}).items() if k.startswith("render")]
+        vision = _supports_vision(ctx.model)
+        feedback = "\n".join(last.get("failures", [])) or str(last.get("error"))
+        reply = await ask(ctx, prompts.repair_messages(state["request"], state["code"], feedback,
+                                                       [p for p in renders if p.is_file()], vision))
+        return {"code": extract_code(reply)}
+
+    def finish(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        store = _store(runtime.context)
+        store.write_text("assembly.py", state.get("code", ""))
+        store.write_text("tests.py", state.get("tests", ""))
+        ok = bool(state.get("last", {}).get("ok"))
+        report = {"request": state.get("request"), "ok": ok, "iterations": state.get("iteration", 0),
+                  "history": state.get("history", [])}
+        store.write_text("report.json", json.dumps(report, indent=2, default=str))
+        return {"status": "passed" if ok else "budget_spent"}
+
+    def route(state: SpadaState) -> str:
+        if state.get("last", {}).get("ok") or state.get("iteration", 0) >= cfg.max_iterations:
+            return "finish"
+        return "repair"
+
+    graph = StateGraph(SpadaState, context_schema=RunContext)
+    for name, fn in [("write_spec", write_spec), ("write_code", write_code), ("write_tests", write_tests),
+                     ("run_checks", run_checks), ("repair", repair), ("finish", finish)]:
+        graph.add_node(name, fn)
+    graph.add_edge(START, "write_spec")
+    graph.add_edge("write_spec", "write_code")
+    graph.add_edge("write_code", "write_tests")
+    graph.add_edge("write_tests", "run_checks")
+    graph.add_conditional_edges("run_checks", route, ["repair", "finish"])
+    graph.add_edge("repair", "run_checks")
+    graph.add_edge("finish", END)
+    return graph
+
+
+def _supports_vision(model: str) -> bool:
+    try:
+        from paperworks.models.gateway import supports_vision
+
+        return supports_vision(model)
+    except Exception:
+        return False
+
+
+def output(state: dict[str, Any]) -> dict[str, Any]:
+    """The final program and how it fared."""
+    last = state.get("last", {})
+    return {"code_path": "assembly.py", "code": state.get("code", ""), "tests": state.get("tests", ""),
+            "ok": bool(last.get("ok")), "iterations": state.get("iteration", 0), "status": state.get("status", ""),
+            "tests_passed": last.get("tests_passed", 0), "tests_total": last.get("tests_total", 0),
+            "checks_passed": last.get("checks_passed", 0), "checks_total": last.get("checks_total", 0),
+            "answer": "assembly.py"}
+
+
+def make_state(inp: SpadaInput) -> dict[str, Any]:
+    """Initial state for a request."""
+    return {"request": inp.request, "iteration": 0, "history": []}
+
+
+SPEC = WorkflowSpec(
+    name="spada",
+    description="SPADA: CadQuery assembly code + its own tests, compile-test-repair loop with renders.",
+    build_graph=build_graph,
+    input_model=SpadaInput,
+    config_model=SpadaConfig,
+    make_state=make_state,
+    output=output,
+    status=lambda state: "succeeded",
+    scorers={"spada": score_spada},
+)

@@ -1,0 +1,63 @@
+"""The ``spada`` scorer: the agent's final program against the task's hidden tests and engineering
+constraints (the contract the agent never sees), run in the CAD sandbox.
+
+Score: passed when every hidden test and check passes (the assembly pass rate). Sub-metrics in
+``details["metrics"]`` (averaged by the eval as ``spada/<name>``): ``invalid`` (did not compile or
+build, or a part is not a valid solid), ``constraint_pass`` (share of hidden tests and checks passed),
+``iterations`` (sandbox runs the agent used).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from paperworks.core.scoring import Sample, Score
+
+INVALID_STAGES = {"compile", "build", "timeout", "killed", "sandbox"}
+
+
+def suite_folder(sample: Sample) -> Path:
+    """The suite folder, from the sample's ``path:line`` source."""
+    return Path(sample.source.rsplit(":", 1)[0]).parent
+
+
+async def score_spada(sample: Sample, output: Any, answer: str, ctx: Any) -> Score:
+    """Run the agent's program with the hidden tests and checks; see the module docstring."""
+    from paperworks.workflows.spada import run_sandbox
+
+    code = output.get("code", "") if isinstance(output, dict) else ""
+    iterations = int(output.get("iterations", 0)) if isinstance(output, dict) else 0
+    hidden = (suite_folder(sample) / str(sample.target)).read_text(encoding="utf-8")
+    constraints = dict(sample.metadata.get("constraints") or {})
+    options: dict[str, Any] = {}
+    if constraints.get("envelope"):
+        options["envelope"] = tuple(float(v) for v in constraints["envelope"])
+    for key in ("interference_tol_mm3", "contact_tol_mm"):
+        if key in constraints:
+            options[key] = float(constraints[key])
+    if not code.strip():
+        return Score(0.0, False, answer, "no program was produced",
+                     details={"metrics": {"invalid": 1.0, "constraint_pass": 0.0, "iterations": float(iterations)}})
+    with tempfile.TemporaryDirectory(prefix="spada-score-") as tmp:
+        result = await asyncio.to_thread(run_sandbox, code, hidden, Path(tmp), renders=False, options=options)
+    tests, checks = result.get("tests", []), result.get("checks", [])
+    items = [*tests, *checks]
+    passed = sum(1 for i in items if i.get("passed"))
+    invalid = result.get("stage") in INVALID_STAGES or any(
+        not c.get("passed") for c in checks if str(c.get("name", "")).startswith("valid"))
+    ok = bool(result.get("ok"))
+    failures = [f"{i.get('name')}: {i.get('message')}" for i in items if not i.get("passed")]
+    explanation = "all hidden tests and checks pass" if ok else (result.get("error") or "; ".join(failures[:5]))
+    return Score(
+        1.0 if ok else 0.0, ok, answer, explanation,
+        details={
+            "metrics": {"invalid": float(invalid), "constraint_pass": passed / len(items) if items else 0.0,
+                        "iterations": float(iterations)},
+            "stage": result.get("stage"),
+            "tests": [{k: t.get(k) for k in ("name", "passed", "message")} for t in tests],
+            "checks": [{k: c.get(k) for k in ("name", "passed", "message")} for c in checks],
+        },
+    )

@@ -107,7 +107,8 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
     ``k <= epochs`` with ``n = epochs`` per sample (missing epochs count as failures). Then the per
     (sample, epoch) means of ``time_s``, ``tokens`` and ``cost``, error counts by kind and the total usage
     (the samples' own calls and the judge's). A scorer's ``details["metrics"]`` figures are averaged
-    per (sample, epoch) as ``<scorer>/<name>`` over the records that have them. ``scorers`` names the suite's scorers, so that a scorer
+    per (sample, epoch) as ``<scorer>/<name>`` over the records that have them. ``scorers`` names the
+    suite's scorers, so that a scorer
     whose every sample failed before scoring still gets its (zero) accuracy.
     """
     recs = _canonical(records)

@@ -75,13 +75,13 @@ class Suite:
 
 
 def _display(path: Path) -> str:
-    """``path`` relative to the current directory when that is shorter."""
+    """``path`` relative to the current directory when it lies inside it, else absolute."""
     absolute = str(path)
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive
         return absolute
-    return relative if len(relative) < len(absolute) else absolute
+    return relative if not relative.startswith("..") and len(relative) < len(absolute) else absolute
 
 
 def evals_dirs() -> list[Path]:

@@ -29,7 +29,8 @@ def make_suite(root: Path, suite_yaml: str, data: str | None = GOOD_ROW, name: s
     return folder
 
 
-def test_arith_suite_loads() -> None:
+def test_arith_suite_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # sources are shown relative to the current directory
     suite = load_suite("arith")
     assert suite.name == "arith" and suite.spec.workflow == "agent"
     assert len(suite.samples) >= 60

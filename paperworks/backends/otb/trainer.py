@@ -20,7 +20,13 @@ from dataclasses import asdict, dataclass, field
 import torch
 from torch import Tensor, nn
 
-from paperworks.backends.otb.estimators import ESTIMATORS, compute_advantages, sum_pi_squared, token_logprobs
+from paperworks.backends.otb.estimators import (
+    ESTIMATORS,
+    compute_advantages,
+    outcome_token_rewards,
+    sum_pi_squared,
+    token_logprobs,
+)
 from paperworks.backends.otb.lora import apply_lora, lora_disabled
 from paperworks.backends.otb.policy import TokenizerLike
 from paperworks.backends.otb.rollout import Rollout, response_logits, sample_groups
@@ -157,8 +163,6 @@ class PolicyGradientTrainer:
         old_logp, spsq, ref_logp = self._old_pass(ro, times)
         t3 = time.perf_counter()
         mask = ro.response_mask.float()
-        from paperworks.backends.otb.estimators import outcome_token_rewards
-
         adv = compute_advantages(cfg.estimator, outcome_token_rewards(scores, mask), mask, ro.group_ids,
                                  logprobs=old_logp, sum_pi_sq=spsq)
         t4 = time.perf_counter()

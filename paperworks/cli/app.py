@@ -83,6 +83,9 @@ def run(
     cache: Annotated[bool, typer.Option(help="Answer repeated model requests from the response cache.")] = False,
     stream: Annotated[bool, typer.Option(help="Show model text as it is generated.")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
+    edit: Annotated[str | None, typer.Option("--edit", help="Finished run to redo with new parameter values "
+                                             "(--set), without a model call.")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="Parameter name=value for --edit.")] = None,
 ) -> None:
     """Run one workflow graph on one input; the run is recorded and can be resumed."""
     from paperworks.cli.display import LiveView
@@ -92,6 +95,9 @@ def run(
     from paperworks.workflows.registry import get_workflow
 
     view = LiveView(console, verbose=not quiet)
+    if edit:
+        _edit_run(workflow, edit, parse_settings(set_ or [], "--set"))
+        return
     if resume:
         run_dir = runner.open_for_resume(resume)
         record = run_dir.read_record()
@@ -123,6 +129,33 @@ def run(
         hard_exit(130)
     _print_outcome_record(run_dir.read_record(), str(run_dir.path))
     if outcome.status != "succeeded":
+        raise typer.Exit(1)
+
+
+def _edit_run(workflow: str | None, ref: str, overrides: dict[str, Any]) -> None:
+    from paperworks.core.runs import RunDir, now_iso
+    from paperworks.workflows.registry import get_workflow
+
+    source = RunDir.open(ref)
+    record = source.read_record()
+    spec = get_workflow(workflow or record.get("workflow", ""))
+    if record.get("workflow") != spec.name:
+        raise UserError(f"run {source.id} is a '{record.get('workflow')}' run, not '{spec.name}'")
+    if spec.edit is None:
+        raise UserError(f"workflow '{spec.name}' does not support --edit")
+    if not overrides:
+        raise UserError("--edit needs at least one --set name=value")
+    new = RunDir.create(f"{spec.name}-edit", {"kind": "edit", "workflow": spec.name, "source_run": str(source.path),
+                                              "set": overrides})
+    console.print(f"[dim]run dir: {new.path}[/dim]")
+    output = spec.edit(source.path, overrides, new.path)
+    status = "succeeded" if output.get("ok") else "failed"
+    error = None if status == "succeeded" else "; ".join(output.get("failures", [])[:3]) or output.get("error")
+    new.update_record(status=status, output=output, error=error, finished_at=now_iso())
+    if output.get("unknown_params"):
+        err_console.print(f"warning: the program has no parameter(s) {output['unknown_params']}")
+    _print_outcome_record(new.read_record(), str(new.path))
+    if status != "succeeded":
         raise typer.Exit(1)
 
 

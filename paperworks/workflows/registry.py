@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -44,6 +45,9 @@ class WorkflowSpec:
     chat_turn: Callable[[str], dict[str, Any]] | None = None
     """State update for one user turn in ``paperworks chat`` (None: the workflow does not chat)."""
     scorers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    edit: Callable[[Path, dict[str, Any], Path], dict[str, Any]] | None = None
+    """``edit(source_run_dir, overrides, new_run_dir) -> output``: redo a finished run with new parameter
+    values and no model call (``paperworks run NAME --edit RUN --set k=v``); None if unsupported."""
 
     def parse_input(self, raw: Any, where: str = "input") -> BaseModel:
         """Validate raw input; a one-line ``UserError`` naming the field otherwise."""

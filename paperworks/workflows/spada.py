@@ -179,6 +179,28 @@ def _supports_vision(model: str) -> bool:
         return False
 
 
+def edit(source: Path, overrides: dict[str, Any], target: Path) -> dict[str, Any]:
+    """Rebuild a finished SPADA run's assembly with new parameter values, rerun its tests and checks,
+    and render it into ``target``'s artifacts — no model call."""
+    from paperworks.core.errors import UserError
+
+    src = ArtifactStore(source / "artifacts")
+    code_path = src.root / "assembly.py"
+    if not code_path.is_file():
+        raise UserError(f"{source} has no artifacts/assembly.py: only a finished spada run can be edited")
+    code = code_path.read_text(encoding="utf-8")
+    tests = (src.root / "tests.py").read_text(encoding="utf-8") if (src.root / "tests.py").is_file() else ""
+    store = ArtifactStore(target / "artifacts")
+    store.write_text("assembly.py", code)
+    store.write_text("tests.py", tests)
+    result = run_sandbox(code, tests or None, store.root / "edit", params=overrides)
+    store.write_text("edit/result.json", json.dumps(result, indent=2, default=str))
+    unknown = sorted(set(overrides) - set(result.get("params") or {}))
+    summary = summarise(result, 1)
+    return {**summary, "params": result.get("params", {}), "overrides": overrides, "unknown_params": unknown,
+            "answer": "assembly.py"}
+
+
 def output(state: dict[str, Any]) -> dict[str, Any]:
     """The final program and how it fared."""
     last = state.get("last", {})
@@ -204,4 +226,5 @@ SPEC = WorkflowSpec(
     output=output,
     status=lambda state: "succeeded",
     scorers={"spada": score_spada},
+    edit=edit,
 )

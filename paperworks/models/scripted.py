@@ -11,7 +11,7 @@ A reply is a string (text), or an object::
      "when": "some text"}                      # see below
 
 A reply with ``"when"`` is chosen, out of order, for any request whose messages contain that text
-(the first such reply wins); replies without ``"when"`` are taken in order as above. Scripts that
+(or every text of a list; the first such reply wins); replies without ``"when"`` are taken in order as above. Scripts that
 replay known answers per task (e.g. reference solutions) use ``when`` with a task's unique text.
 
 Scripts are registered in-process with ``register_script`` or named by a JSON file path
@@ -94,7 +94,7 @@ def scripted_reply(model: str, messages: list[dict[str, Any]]) -> tuple[str, lis
     replies, repeat_last = _load(model)
     conversation = " ".join(_content_text(m.get("content")) for m in messages)
     for i, reply in enumerate(replies):
-        if isinstance(reply, dict) and reply.get("when") and str(reply["when"]) in conversation:
+        if isinstance(reply, dict) and reply.get("when") and _matches(reply["when"], conversation):
             return _reply_at(model, replies, i, messages)
     replies = [r for r in replies if not (isinstance(r, dict) and r.get("when"))]
     index = sum(1 for m in messages if m.get("role") == "assistant")
@@ -103,6 +103,12 @@ def scripted_reply(model: str, messages: list[dict[str, Any]]) -> tuple[str, lis
             raise CustomLLMError(400, f"script '{model}' has {len(replies)} replies; reply {index + 1} was asked")
         index = len(replies) - 1
     return _reply_at(model, replies, index, messages)
+
+
+def _matches(when: Any, conversation: str) -> bool:
+    """``when`` is a text, or a list of texts that must all occur."""
+    needles = when if isinstance(when, list) else [when]
+    return all(str(n) in conversation for n in needles)
 
 
 def _content_text(content: Any) -> str:

@@ -146,3 +146,12 @@ def test_when_replies_match_the_conversation_out_of_order() -> None:
     assert asyncio.run(model.generate([{"role": "user", "content": "solve task-A please"}])).text == "answer for A"
     assert asyncio.run(model.generate([{"role": "user", "content": "now task-B"}])).text == "answer for B"
     assert asyncio.run(model.generate([{"role": "user", "content": "something else"}])).text == "fallback"
+
+
+def test_when_lists_need_every_text() -> None:
+    name = register_script("replay2", [{"when": ["role-X", "task-1"], "text": "X1"},
+                                       {"when": ["role-Y", "task-1"], "text": "Y1"}, "other"])
+    model = get_model(name)
+    ask = [{"role": "system", "content": "role-Y"}, {"role": "user", "content": "task-1"}]
+    assert asyncio.run(model.generate(ask)).text == "Y1"
+    assert asyncio.run(model.generate([{"role": "user", "content": "task-1"}])).text == "other"

@@ -43,12 +43,16 @@ async def score_spada(sample: Sample, output: Any, answer: str, ctx: Any) -> Sco
                      details={"metrics": {"invalid": 1.0, "constraint_pass": 0.0, "iterations": float(iterations)}})
     with tempfile.TemporaryDirectory(prefix="spada-score-") as tmp:
         result = await asyncio.to_thread(run_sandbox, code, hidden, Path(tmp), renders=False, options=options)
-    tests, checks = result.get("tests", []), result.get("checks", [])
+    tests, checks = result.get("tests", []), list(result.get("checks", []))
+    if constraints.get("min_parts") and result.get("stage") not in INVALID_STAGES:
+        n = len(result.get("parts") or [])
+        need = int(constraints["min_parts"])
+        checks.append({"name": "min_parts", "passed": n >= need, "message": f"{n} parts, at least {need} required"})
     items = [*tests, *checks]
     passed = sum(1 for i in items if i.get("passed"))
     invalid = result.get("stage") in INVALID_STAGES or any(
         not c.get("passed") for c in checks if str(c.get("name", "")).startswith("valid"))
-    ok = bool(result.get("ok"))
+    ok = bool(result.get("ok")) and all(i.get("passed") for i in items)
     failures = [f"{i.get('name')}: {i.get('message')}" for i in items if not i.get("passed")]
     explanation = "all hidden tests and checks pass" if ok else (result.get("error") or "; ".join(failures[:5]))
     return Score(

@@ -1,0 +1,165 @@
+"""How the sandbox worker is started: bubblewrap where it works, else ``unshare``, else a plain
+process; and ``sandbox_info()``, which says which protections are active here.
+
+Set ``PAPERWORKS_CAD_ISOLATION`` to ``bwrap``, ``unshare`` or ``none`` to force a mode (tests).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+WORKER_FILES = ("worker.py", "candidate.py", "checks.py", "exports.py")
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
+NPROC = 8  # processes per candidate uid (the candidate itself, rsvg-convert in the cleanup)
+
+
+@functools.lru_cache(maxsize=1)
+def _probe() -> str:
+    def works(cmd: list[str]) -> bool:
+        try:
+            return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            return False
+
+    bwrap, unshare = shutil.which("bwrap"), shutil.which("unshare")
+    if bwrap and works([bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc",
+                        "--die-with-parent", *_cap_args(), "true"]):
+        return "bwrap"
+    if unshare and works([unshare, "--net", "--pid", "--fork", "--kill-child", "true"]):
+        return "unshare"
+    return "none"
+
+
+def _cap_args() -> list[str]:
+    return [a for cap in CAPS for a in ("--cap-add", cap)] if os.geteuid() == 0 else []
+
+
+_warned = False
+
+
+def mode() -> str:
+    """The isolation mode in use: ``bwrap``, ``unshare`` or ``none`` (warns once when not bwrap)."""
+    global _warned
+    forced = os.environ.get("PAPERWORKS_CAD_ISOLATION", "").strip().lower()
+    m = forced if forced in ("bwrap", "unshare", "none") else _probe()
+    if m != "bwrap" and not _warned:
+        _warned = True
+        warnings.warn(f"paperworks cad sandbox: bubblewrap unavailable, running in '{m}' mode: "
+                      + "; ".join(_remaining(m)), RuntimeWarning, stacklevel=2)
+    return m
+
+
+def uid_switch() -> bool:
+    """True when each candidate runs under its own unprivileged uid (the host runs as root)."""
+    return os.geteuid() == 0
+
+
+def _remaining(m: str) -> list[str]:
+    gaps = []
+    if m != "bwrap":
+        gaps.append("no filesystem isolation: the program can read every world-readable file (the project too) "
+                    "and write world-writable folders such as /tmp")
+    if m == "none":
+        gaps.append("network is NOT blocked at the OS level (only by the in-process audit hook)")
+        gaps.append("no pid namespace: the program can see host processes")
+    if not uid_switch():
+        gaps.append("candidates run under the caller's uid: RLIMIT_NPROC counts all its processes, and "
+                    "leftover processes are killed by process group only outside a pid namespace")
+    return gaps
+
+
+def _ro_bind(path: str) -> list[str]:
+    return ["--ro-bind", path, path] if os.path.exists(path) else []
+
+
+def _system_binds() -> list[str]:
+    args = _ro_bind("/usr") + _ro_bind("/etc") + _ro_bind("/var/cache/fontconfig")
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/" + top)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += _ro_bind(str(p))
+    return args
+
+
+def _python_binds() -> list[str]:
+    """Read-only binds for the interpreter and its packages (the venv and the base installation only)."""
+    roots: list[str] = []
+    for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))):
+        if p.startswith("/usr/") or any(p == r or p.startswith(r + "/") for r in roots):
+            continue
+        roots.append(p)
+    args: list[str] = []
+    made: set[str] = set()
+    for r in roots:
+        for parent in reversed(Path(r).parents[:-1]):  # bwrap would create them 0700: unreadable to candidates
+            if str(parent) not in made:
+                made.add(str(parent))
+                args += ["--perms", "0755", "--dir", str(parent)]
+        args += _ro_bind(r)
+    return args
+
+
+def worker_command(m: str, host_dir: Path, files_mb: int) -> tuple[list[str], Path, Path]:
+    """(argv, host jobs folder or "", host out folder) for a zygote in mode ``m``. ``host_dir`` is a
+    fresh private folder of the host; the zygote writes artifacts to its ``out`` subfolder."""
+    out = host_dir / "out"
+    out.mkdir(mode=0o711)
+    python = sys.executable
+    if m == "bwrap":
+        argv = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session", "--unshare-net",
+                "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
+                *_system_binds(), *_python_binds(), "--dev", "/dev", "--proc", "/proc",
+                "--size", str(files_mb * 4 << 20), "--tmpfs", "/tmp", "--dir", "/sandbox"]
+        for f in WORKER_FILES:
+            argv += ["--ro-bind", str(HERE / f), f"/sandbox/{f}"]
+        argv += ["--bind", str(out), "/out", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+                 "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8", *_cap_args(), "--chdir", "/tmp",
+                 python, "-I", "/sandbox/worker.py", "--jobs", "/tmp/jobs", "--out", "/out", "--pidns", "1"]
+        return argv, Path(""), out
+    jobs = host_dir / "jobs"
+    prefix = [shutil.which("unshare") or "unshare", "--net", "--pid", "--fork", "--kill-child"] if m == "unshare" \
+        else []
+    argv = [*prefix, python, "-I", str(HERE / "worker.py"), "--jobs", str(jobs), "--out", str(out),
+            "--pidns", "1" if m == "unshare" else "0"]
+    return argv, jobs, out
+
+
+def clean_env() -> dict[str, str]:
+    """The environment the worker starts with outside bubblewrap (nothing inherited from the caller)."""
+    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+
+
+def sandbox_info() -> dict[str, Any]:
+    """Which protections are active here, and what remains unprotected."""
+    m = mode()
+    ns = {"bwrap": ["net", "pid", "ipc", "uts", "mount", "cgroup"], "unshare": ["net", "pid"], "none": []}[m]
+    return {
+        "mode": m,
+        "bwrap": shutil.which("bwrap"),
+        "namespaces": ns,
+        "user_namespace": False,
+        "read_only_root": m == "bwrap",
+        "private_tmp": m == "bwrap",
+        "home_hidden": m == "bwrap",
+        "project_hidden": m == "bwrap",
+        "network": "none (own network namespace)" if ns else "not isolated (audit hook only)",
+        "per_candidate_uid": uid_switch(),
+        "rlimits": ["RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE"],
+        "wall_clock_limit": True,
+        "clean_env": True,
+        "audit_hook": "refuses spawning, signals, sockets and writes outside the working folder",
+        "isolation_between_candidates": "fresh forked process per candidate from a zygote that never runs "
+                                        "model code; own uid, own private folder; leftovers killed",
+        "remaining": _remaining(m) + ["the candidate's tests and checks run in its own process, so a hostile "
+                                      "program can forge its own verdict (not the host)"],
+    }

@@ -1,0 +1,1 @@
+"""Tests of the SPADA CAD tools (sandbox, checks, exports, CLI)."""

@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 try:  # pragma: no cover - depends on the environment
-    import numba
-
-    HAVE_NUMBA = True
+    _numba: Any = importlib.import_module("numba")
 except ImportError:  # pragma: no cover
-    numba = None
-    HAVE_NUMBA = False
+    _numba = None
+
+HAVE_NUMBA = _numba is not None
+"""Whether the simulator's hot loops are compiled."""
 
 
 def njit(fn: F) -> F:
     """Compile ``fn`` with ``numba.njit(cache=True)`` if numba is installed; otherwise return it unchanged."""
-    if HAVE_NUMBA:
-        return numba.njit(cache=True)(fn)  # type: ignore[no-any-return]
+    if _numba is not None:
+        return cast(F, _numba.njit(cache=True)(fn))
     return fn
+
+
+def njit_nocache(fn: F) -> F:
+    """Compile ``fn`` without an on-disk cache (closures, generated functions); identity without numba."""
+    if _numba is not None:
+        return cast(F, _numba.njit(fn))
+    return fn
+
+
+def is_compiled(fn: Any) -> bool:
+    """Whether ``fn`` is a numba dispatcher."""
+    return _numba is not None and isinstance(fn, _numba.core.dispatcher.Dispatcher)

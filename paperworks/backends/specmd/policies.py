@@ -1,11 +1,18 @@
 """Eviction policies as score functions: at a miss, the cached expert with the HIGHEST score is evicted.
 
-A score function has the signature ``score(S, s, cur_layer, n_layers, now, token) -> float``, where
-``S`` is the simulator's float64 state table (one row per cache slot, columns ``F_*`` below), ``s``
-the slot, ``cur_layer``/``now``/``token`` the current row's layer, row index and token. Write a new
-policy as such a function, wrap it with :func:`paperworks.backends.specmd._jit.njit`, and pass
-``Policy("name", fn)`` to :func:`paperworks.backends.specmd.simulator.simulate` - the built-in
-Least-Stale is no more special than that.
+A score function sees one cached entry and the current step, all as scalars (no arrays, so numba
+calls it without reference counting)::
+
+    score(layer, last, ins, freq, next_use, act, act_tok, cur_layer, n_layers, now, token) -> float
+
+``layer``: the entry's layer; ``last``/``ins``: when it was last touched / inserted (a counter of
+accesses and prefetch loads, so never tied); ``freq``: accesses of its expert so far; ``next_use``: the
+row of its next access (future knowledge: Belady only); ``act``/``act_tok``: its activation count,
+decayed by ``ACT_DECAY`` per token, as of token ``act_tok``; ``cur_layer``/``now``/``token``: the
+current row's layer, index and token. Write a new policy as such a function, wrap it with
+:func:`paperworks.backends.specmd._jit.njit`, and pass ``Policy("name", fn)`` to
+:func:`paperworks.backends.specmd.simulator.simulate`: the built-in Least-Stale is no more special than
+that (its ``lists`` fast path is an optional speed-up with identical results).
 
 Least-Stale (SpecMD) is a RECONSTRUCTION: the paper's code is not public. Rule used here: evict the
 entry whose layer comes round last from the current layer, i.e. the largest
@@ -17,65 +24,68 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from paperworks.backends.specmd._jit import njit
 
-F_LAYER, F_LAST, F_INS, F_FREQ, F_NEXT, F_ACT, F_ACTTOK, F_KEY = range(8)
-"""Columns of the slot state table: layer, last-use row, insertion row, access count of the key so far,
-next-use row (Belady only; future knowledge), decayed activation count, token of that count, key."""
-N_FIELDS = 8
 ACT_DECAY = 0.9
 """Per-token decay of the activation counts that the activation-aware policy ranks by."""
 _BIG = 4294967296.0  # 2**32: separates a primary from a tie-breaking key (rows < 2**32)
 
 
 @njit
-def lru_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def lru_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float, act_tok: float,
+              cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """Least recently used."""
-    return -S[s, F_LAST]
+    return -last
 
 
 @njit
-def fifo_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def fifo_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float, act_tok: float,
+               cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """First in, first out."""
-    return -S[s, F_INS]
+    return -ins
 
 
 @njit
-def lfu_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def lfu_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float, act_tok: float,
+              cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """Least frequently used (counts over the whole trace so far), LRU on ties."""
-    return -S[s, F_FREQ] * _BIG - S[s, F_LAST]
+    return -freq * _BIG - last
 
 
 @njit
-def random_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def random_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
+                 act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """Uniformly random victim."""
     return np.random.random()
 
 
 @njit
-def belady_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def belady_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
+                 act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """Belady's MIN: evict the entry used furthest in the future (offline; needs the whole trace)."""
-    return S[s, F_NEXT]
+    return next_use
 
 
 @njit
-def least_stale_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def least_stale_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
+                      act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """Least-Stale (reconstructed): evict the layer that comes round last, LRU within a layer."""
-    dist = (S[s, F_LAYER] - cur_layer - 1) % n_layers
-    return dist * _BIG - S[s, F_LAST]
+    dist = layer - cur_layer - 1.0  # (layer - cur - 1) mod L without a float modulo
+    if dist < 0.0:
+        dist += n_layers
+    return dist * _BIG - last
 
 
 @njit
-def activation_score(S: Any, s: int, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+def activation_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
+                     act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
     """Activation-aware, in the spirit of MoE-Infinity: keep experts with high (decayed) activation
     counts, favouring earlier layers (whose misses prefetching can hide least); evict the lowest."""
-    act = S[s, F_ACT] * ACT_DECAY ** (token - S[s, F_ACTTOK])
-    keep = (act + 1e-3) * (1.0 - S[s, F_LAYER] / (n_layers + 1.0))
-    return -keep * _BIG - S[s, F_LAST]
+    keep = (act * ACT_DECAY ** (token - act_tok) + 1e-3) * (1.0 - layer / (n_layers + 1.0))
+    return -keep * _BIG - last
 
 
 @dataclass(frozen=True)
@@ -90,16 +100,43 @@ class Policy:
     """Never evict a prefetched expert before its first use (until its layer has run)."""
     online: bool = True
     """False for policies that read the future (Belady)."""
+    builtin: int = -1
+    """Index into :func:`builtin_score`'s table for the built-in policies (their kernel compiles once and is
+    cached on disk); -1 for new policies, whose ``score`` gets a kernel of its own (compiled per process)."""
+    lists: int = 0
+    """Fast path with identical results: 1 = one recency list (LRU), 2 = per-layer recency lists taken in
+    Least-Stale's layer order; 0 = scan every slot's score (any policy)."""
+
+
+@njit
+def builtin_score(pid: int, layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
+                  act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+    """The built-in policy ``pid``'s score (0 LRU, 1 LFU, 2 FIFO, 3 random, 4 Belady, 5 activation-aware,
+    6 Least-Stale): one compiled kernel serves them all."""
+    a = (layer, last, ins, freq, next_use, act, act_tok, cur_layer, n_layers, now, token)
+    if pid == 0:
+        return lru_score(*a)
+    if pid == 1:
+        return lfu_score(*a)
+    if pid == 2:
+        return fifo_score(*a)
+    if pid == 3:
+        return random_score(*a)
+    if pid == 4:
+        return belady_score(*a)
+    if pid == 5:
+        return activation_score(*a)
+    return least_stale_score(*a)
 
 
 POLICIES: dict[str, Policy] = {
-    "lru": Policy("lru", lru_score),
-    "lfu": Policy("lfu", lfu_score),
-    "fifo": Policy("fifo", fifo_score),
-    "random": Policy("random", random_score),
-    "belady": Policy("belady", belady_score, online=False),
-    "moe-infinity": Policy("moe-infinity", activation_score),
-    "least-stale": Policy("least-stale", least_stale_score, protect_prefetched=True),
+    "lru": Policy("lru", lru_score, builtin=0, lists=1),
+    "lfu": Policy("lfu", lfu_score, builtin=1),
+    "fifo": Policy("fifo", fifo_score, builtin=2),
+    "random": Policy("random", random_score, builtin=3),
+    "belady": Policy("belady", belady_score, online=False, builtin=4),
+    "moe-infinity": Policy("moe-infinity", activation_score, builtin=5),
+    "least-stale": Policy("least-stale", least_stale_score, protect_prefetched=True, builtin=6, lists=2),
 }
 """The built-in policies by name."""
 

@@ -10,135 +10,194 @@ earlier during the same token. The hot loop is one numba-compiled function share
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from paperworks.backends.specmd._jit import njit
-from paperworks.backends.specmd.policies import (
-    F_ACT, F_ACTTOK, F_FREQ, F_INS, F_KEY, F_LAST, F_LAYER, F_NEXT, N_FIELDS, Policy, get_policy,
-)
+from paperworks.backends.specmd._jit import is_compiled, njit, njit_nocache
 from paperworks.backends.specmd.policies import ACT_DECAY as _DECAY
+from paperworks.backends.specmd.policies import Policy, get_policy
+from paperworks.backends.specmd.policies import builtin_score as _score
 from paperworks.backends.specmd.trace import Stream
 
 HIT, MISS, PREFETCH_HIT = 0, 1, 2
 """Outcome codes of an access."""
 
 
-@njit
-def _victim(score: Any, S: Any, pf: Any, pf_layer_row: Any, layer_row: Any, pinned: Any, r: int,
-            cap: int, cur_layer: int, n_layers: int, tok: int, protect: bool) -> int:
-    best = -np.inf
-    bs = -1
-    for s in range(cap):
-        k = int(S[s, F_KEY])
-        if pinned[k] == r:
-            continue
-        if protect and pf[s] >= 0 and layer_row[int(S[s, F_LAYER])] <= pf_layer_row[s]:
-            continue
-        v = score(S, s, cur_layer, n_layers, r, tok)
-        if v > best or bs < 0:
-            best = v
-            bs = s
-    return bs
-
-
-@njit
-def _kernel(score: Any, protect: bool, capacity: int, n_layers: int, n_keys: int, seed: int,
+def _kernel_src(pid: int, protect: bool, lists: int, capacity: int, n_layers: int, n_keys: int, seed: int,
             row_ptr: Any, keys: Any, row_layer: Any, row_token: Any, hint_ptr: Any, hint_keys: Any,
             next_acc: Any, next_hint: Any, outcome: Any, collision: Any, acc_pf: Any, hint_loaded: Any) -> Any:
+    """The hot loop. ``lists`` 0: a victim is the unpinned slot with the highest ``score``; 1: the LRU end
+    of one recency list; 2: the LRU end of per-layer recency lists taken in Least-Stale's layer order
+    (1 and 2 give the same victims as scanning LRU's and Least-Stale's scores, in O(1) instead of O(capacity)).
+    Helpers are written inline on purpose: numba calls that pass arrays cost reference counting per call."""
     np.random.seed(seed)
     cap = capacity
-    S = np.zeros((max(cap, 1), N_FIELDS))
-    pf = np.full(max(cap, 1), -1, np.int64)  # hint index that loaded the slot, until first use
-    pf_layer_row = np.zeros(max(cap, 1), np.int64)
+    m = max(cap, 1)
+    e_last = np.zeros(m)  # per-slot fields that score functions see
+    e_ins = np.zeros(m)
+    e_freq = np.zeros(m)
+    e_next = np.zeros(m)
+    e_act = np.zeros(m)
+    e_acttok = np.zeros(m)
+    slot_key = np.zeros(m, np.int64)
+    slot_layer = np.zeros(m, np.int64)
+    pf = np.full(m, -1, np.int64)  # hint index that loaded the slot, until its first use
+    pf_row = np.zeros(m, np.int64)
+    nxt = np.full(m, -1, np.int64)  # recency lists (lists > 0): towards the MRU end is prv
+    prv = np.full(m, -1, np.int64)
+    n_lists = n_layers if lists == 2 else 1
+    head = np.full(n_lists, -1, np.int64)
+    tail = np.full(n_lists, -1, np.int64)
     slot_of = np.full(n_keys, -1, np.int64)
     pinned = np.full(n_keys, -1, np.int64)
     evicted_tok = np.full(n_keys, -1, np.int64)
     count = np.zeros(n_keys)
     act = np.zeros(n_keys)
-    act_tok = np.zeros(n_keys)
+    act_tok = np.zeros(n_keys, np.int64)
     layer_row = np.full(n_layers, -1, np.int64)  # last row that ran each layer
+    decay = _DECAY ** np.arange(256.0)  # a table instead of a power per access
+    per_layer = n_keys // n_layers
     used = 0
     evictions = 0
     wasted = 0
+    tick = 0.0
     for r in range(len(row_layer)):
         cur = row_layer[r]
         tok = row_token[r]
-        for a in range(row_ptr[r], row_ptr[r + 1]):
+        a0 = row_ptr[r]
+        a1 = row_ptr[r + 1]
+        for a in range(a0, a1):
             pinned[keys[a]] = r
-        for a in range(row_ptr[r], row_ptr[r + 1]):
-            k = keys[a]
-            count[k] += 1.0
-            act[k] = act[k] * _DECAY ** (tok - act_tok[k]) + 1.0
-            act_tok[k] = tok
+        # demand accesses (j < a1), then the row's prefetch hints (h = j - a1 + hint_ptr[r])
+        for j in range(a0, a1 + hint_ptr[r + 1] - hint_ptr[r]):
+            demand = j < a1
+            h = j - a1 + hint_ptr[r]
+            k = keys[j] if demand else hint_keys[h]
             s = slot_of[k]
-            if s >= 0:
+            if s >= 0 and not demand:
+                continue
+            if demand:
+                count[k] += 1.0
+                gap = tok - act_tok[k]
+                act[k] = (act[k] * decay[gap] if gap < 256 else 0.0) + 1.0
+                act_tok[k] = tok
+            lst = slot_layer[s] if lists == 2 else 0
+            if s >= 0:  # a hit
                 if pf[s] >= 0:
-                    outcome[a] = 2
-                    acc_pf[a] = pf[s]
+                    outcome[j] = 2
+                    acc_pf[j] = pf[s]
                     pf[s] = -1
-                else:
-                    outcome[a] = 0
+                if lists > 0 and head[lst] != s:  # move to the MRU end (s has a predecessor)
+                    nxt[prv[s]] = nxt[s]
+                    if nxt[s] >= 0:
+                        prv[nxt[s]] = prv[s]
+                    else:
+                        tail[lst] = prv[s]
+                    prv[s] = -1
+                    nxt[s] = head[lst]
+                    prv[head[lst]] = s
+                    head[lst] = s
             else:
-                outcome[a] = 1
-                if evicted_tok[k] == tok:
-                    collision[a] = True
+                if demand:
+                    outcome[j] = 1
+                    if evicted_tok[k] == tok:
+                        collision[j] = True
                 if used < cap:
                     s = used
                     used += 1
                 else:
-                    s = _victim(score, S, pf, pf_layer_row, layer_row, pinned, r, cap, cur, n_layers, tok, protect)
-                    if s < 0:
+                    s = -1
+                    if lists == 0:
+                        best = -np.inf
+                        for c in range(cap):
+                            if pinned[slot_key[c]] == r:
+                                continue
+                            if protect and pf[c] >= 0 and layer_row[slot_layer[c]] <= pf_row[c]:
+                                continue
+                            v = _score(pid, float(slot_layer[c]), e_last[c], e_ins[c], e_freq[c], e_next[c], e_act[c],
+                                       e_acttok[c], cur, n_layers, r, tok)
+                            if v > best or s < 0:
+                                best = v
+                                s = c
+                    else:
+                        for d in range(n_lists - 1, -1, -1):
+                            c = tail[(cur + 1 + d) % n_lists]
+                            while c >= 0:
+                                if pinned[slot_key[c]] != r and not (
+                                        protect and pf[c] >= 0 and layer_row[slot_layer[c]] <= pf_row[c]):
+                                    s = c
+                                    break
+                                c = prv[c]
+                            if s >= 0:
+                                break
+                    if s < 0:  # everything pinned or protected: stream through uncached / drop the hint
                         continue
-                    old = int(S[s, F_KEY])
+                    old = slot_key[s]
                     slot_of[old] = -1
                     evicted_tok[old] = tok
                     evictions += 1
                     if pf[s] >= 0:
                         wasted += 1
+                    if lists > 0:  # unlink the victim
+                        ol = slot_layer[s] if lists == 2 else 0
+                        if prv[s] >= 0:
+                            nxt[prv[s]] = nxt[s]
+                        else:
+                            head[ol] = nxt[s]
+                        if nxt[s] >= 0:
+                            prv[nxt[s]] = prv[s]
+                        else:
+                            tail[ol] = prv[s]
                 slot_of[k] = s
-                pf[s] = -1
-                S[s, F_KEY] = k
-                S[s, F_LAYER] = k // (n_keys // n_layers)
-                S[s, F_INS] = r
-            S[s, F_LAST] = r
-            S[s, F_FREQ] = count[k]
-            S[s, F_NEXT] = next_acc[a]
-            S[s, F_ACT] = act[k]
-            S[s, F_ACTTOK] = tok
-        for h in range(hint_ptr[r], hint_ptr[r + 1]):
-            k = hint_keys[h]
-            if slot_of[k] >= 0:
-                continue
-            if used < cap:
-                s = used
-                used += 1
-            else:
-                s = _victim(score, S, pf, pf_layer_row, layer_row, pinned, r, cap, cur, n_layers, tok, protect)
-                if s < 0:
-                    continue
-                old = int(S[s, F_KEY])
-                slot_of[old] = -1
-                evicted_tok[old] = tok
-                evictions += 1
-                if pf[s] >= 0:
-                    wasted += 1
-            hint_loaded[h] = True
-            slot_of[k] = s
-            pf[s] = h
-            pf_layer_row[s] = r
-            S[s, F_KEY] = k
-            S[s, F_LAYER] = k // (n_keys // n_layers)
-            S[s, F_INS] = r
-            S[s, F_LAST] = r
-            S[s, F_FREQ] = count[k]
-            S[s, F_NEXT] = next_hint[h]
-            S[s, F_ACT] = act[k]
-            S[s, F_ACTTOK] = act_tok[k]
+                slot_key[s] = k
+                slot_layer[s] = k // per_layer
+                e_ins[s] = tick
+                if lists > 0:  # push at the MRU end
+                    lst = slot_layer[s] if lists == 2 else 0
+                    prv[s] = -1
+                    nxt[s] = head[lst]
+                    if head[lst] >= 0:
+                        prv[head[lst]] = s
+                    else:
+                        tail[lst] = s
+                    head[lst] = s
+                if demand:
+                    pf[s] = -1
+                else:
+                    hint_loaded[h] = True
+                    pf[s] = h
+                    pf_row[s] = r
+            e_last[s] = tick
+            e_freq[s] = count[k]
+            e_next[s] = next_acc[j] if demand else next_hint[h]
+            e_act[s] = act[k]
+            e_acttok[s] = act_tok[k]
+            tick += 1.0
         layer_row[cur] = r
     return evictions, wasted
+
+
+_kernel = njit(_kernel_src)
+"""The kernel of the built-in policies (``pid`` picks the score; compiled once, cached on disk)."""
+_CUSTOM: dict[Any, Callable[..., Any]] = {}
+
+
+def _custom_kernel(score: Callable[..., float]) -> Callable[..., Any]:
+    """A kernel compiled from the same source for a new policy's ``score`` (once per process)."""
+    if score not in _CUSTOM:
+        fn = score if is_compiled(score) else njit_nocache(score)
+
+        def _wrapped(pid: int, layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
+                     act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
+            return fn(layer, last, ins, freq, next_use, act, act_tok, cur_layer, n_layers, now, token)
+
+        glob = dict(_kernel_src.__globals__, _score=njit_nocache(_wrapped))
+        _CUSTOM[score] = njit_nocache(types.FunctionType(_kernel_src.__code__, glob, "_kernel_custom"))
+    return _CUSTOM[score]
 
 
 @dataclass
@@ -186,11 +245,13 @@ class SimResult:
 
 
 def simulate(stream: Stream, policy: str | Policy, capacity: int, seed: int = 0,
-             use_hints: bool = True, next_uses: tuple[np.ndarray, np.ndarray] | None = None) -> SimResult:
+             use_hints: bool = True, next_uses: tuple[np.ndarray, np.ndarray] | None = None,
+             fast: bool = True) -> SimResult:
     """Run ``stream`` through a cache of ``capacity`` experts managed by ``policy``.
 
     ``use_hints=False`` ignores the stream's prefetch hints; ``next_uses`` may pass a precomputed
-    :meth:`Stream.next_uses` (Belady's knowledge of the future) to save time across runs.
+    :meth:`Stream.next_uses` (Belady's knowledge of the future) to save time across runs. ``fast=False``
+    forces the generic score scan even for policies with a list-based fast path (same results).
     """
     pol = get_policy(policy)
     if capacity < 0:
@@ -202,9 +263,12 @@ def simulate(stream: Stream, policy: str | Policy, capacity: int, seed: int = 0,
     collision = np.zeros(A, np.bool_)
     acc_pf = np.full(A, -1, np.int64)
     hint_loaded = np.zeros(H, np.bool_)
-    ev, wasted = _kernel(pol.score, pol.protect_prefetched, int(capacity), stream.n_layers, stream.n_keys, seed,
-                         stream.row_ptr, stream.keys, stream.row_layer, stream.row_token, hptr, stream.hint_keys,
-                         na, nh, outcome, collision, acc_pf, hint_loaded)
+    lists = pol.lists if fast else 0
+    kernel = _kernel if pol.builtin >= 0 else _custom_kernel(pol.score)
+    ev, wasted = kernel(pol.builtin, pol.protect_prefetched, lists, int(capacity), stream.n_layers,
+                            stream.n_keys, seed, stream.row_ptr, stream.keys, stream.row_layer, stream.row_token,
+                            hptr, stream.hint_keys,
+                            na, nh, outcome, collision, acc_pf, hint_loaded)
     misses = int((outcome == MISS).sum())
     pfh = int((outcome == PREFETCH_HIT).sum())
     return SimResult(policy=pol.name, capacity=int(capacity), accesses=A, hits=A - misses, prefetch_hits=pfh,

@@ -11,8 +11,9 @@ A reply is a string (text), or an object::
      "when": "some text"}                      # see below
 
 A reply with ``"when"`` is chosen, out of order, for any request whose messages contain that text
-(or every text of a list; the first such reply wins); replies without ``"when"`` are taken in order as above. Scripts that
-replay known answers per task (e.g. reference solutions) use ``when`` with a task's unique text.
+(or every text of a list; the first such reply wins); replies without ``"when"`` are taken in order
+as above. Scripts that replay known answers per task (e.g. reference solutions) use ``when`` with a
+task's unique text.
 
 Scripts are registered in-process with ``register_script`` or named by a JSON file path
 (``scripted/path/to/script.json`` holding a list, or ``{"replies": [...], "repeat_last": true}``).

@@ -215,6 +215,7 @@ def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20)
 
 
 def _register_eval_commands() -> None:
+    from paperworks.cli.cad_cmd import cad_app
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
     from paperworks.cli.repro_cmd import repro_command
 
@@ -222,6 +223,7 @@ def _register_eval_commands() -> None:
     app.command("view")(view_command)
     app.command("compare")(compare_command)
     app.command("repro")(repro_command)
+    app.add_typer(cad_app, name="cad")
 
 
 _register_eval_commands()

@@ -9,10 +9,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import litellm
-from litellm.types.utils import ChatCompletionMessageToolCall, Function, GenericStreamingChunk
+from paperworks.core.paths import set_offline_env
 
-from paperworks.models.types import ToolCall
+set_offline_env()
+
+import litellm  # noqa: E402
+from litellm.types.utils import ChatCompletionMessageToolCall, Function, GenericStreamingChunk  # noqa: E402
+
+from paperworks.models.types import ToolCall  # noqa: E402
 
 
 def fill_response(

@@ -32,11 +32,15 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import litellm
-from litellm.llms.custom_llm import CustomLLM, CustomLLMError
+from paperworks.core.paths import set_offline_env
 
-from paperworks.models.provider_util import fill_response, final_chunks, text_chunk
-from paperworks.models.types import ToolCall
+set_offline_env()
+
+import litellm  # noqa: E402
+from litellm.llms.custom_llm import CustomLLM, CustomLLMError  # noqa: E402
+
+from paperworks.models.provider_util import fill_response, final_chunks, text_chunk  # noqa: E402
+from paperworks.models.types import ToolCall  # noqa: E402
 
 _SCRIPTS: dict[str, tuple[list[Any], bool]] = {}
 _ATTEMPTS: dict[tuple[str, int], int] = {}

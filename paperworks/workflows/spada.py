@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import operator
+import threading
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -65,14 +66,32 @@ def _store(ctx: RunContext) -> ArtifactStore:
     return store
 
 
+_pool: Any = None
+_pool_lock = threading.Lock()
+
+
+def _shared_pool() -> Any:
+    """One warm sandbox pool per process (CadQuery imported once; each candidate still isolated)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            import atexit
+
+            from paperworks.tools.cad.sandbox import WorkerPool
+
+            _pool = WorkerPool(size=1)
+            atexit.register(_pool.close)
+        return _pool
+
+
 def run_sandbox(code: str, tests: str | None, out_dir: Path, *, params: dict[str, Any] | None = None,
                 wall_s: float = 60, renders: bool = True, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Check a program (and its tests) in the sandbox; the result as a JSON-able dict."""
-    from paperworks.tools.cad.sandbox import CheckOptions, SandboxLimits, check_program
+    """Check a program (and its tests) in the sandbox's warm pool; the result as a JSON-able dict."""
+    from paperworks.tools.cad.sandbox import CheckOptions, SandboxLimits
 
     opts = CheckOptions(renders=renders, exports=True, **(options or {}))
-    result = check_program(code, tests, params=params, out_dir=out_dir, limits=SandboxLimits(wall_s=wall_s),
-                           options=opts)
+    result = _shared_pool().check(code, tests, params=params, out_dir=out_dir, options=opts,
+                                  limits=SandboxLimits(wall_s=wall_s))
     return asdict(result)
 
 

@@ -76,6 +76,7 @@ def test_passes_first_time_with_artifacts() -> None:
 
 def test_repairs_from_failures() -> None:
     run, outcome = _run(_script("spada-repair", OVERLAP, GOOD))
+    assert outcome.status == "succeeded", outcome.error
     assert outcome.output["ok"] and outcome.output["iterations"] == 2
     history = json.loads((run.path / "artifacts/report.json").read_text())["history"]
     assert not history[0]["ok"] and any("overlaps" in f for f in history[0]["failures"])

@@ -52,10 +52,15 @@ def is_closed_solid(shape: Any) -> bool:
 
 
 def interference_volume(a: Any, b: Any) -> float:
-    """Volume of the boolean intersection of two shapes (0 when their boxes do not overlap)."""
+    """Volume of the boolean intersection of two shapes (0 when their boxes do not overlap).
+
+    Only the intersection's solids count: parts that merely touch intersect in faces, whose
+    ``Volume()`` OCCT reports as non-zero (a rim resting on a floor came out as its area)."""
     if bbox_gap(bbox_of(a), bbox_of(b)) > 0:
         return 0.0
-    return float(a.intersect(b).Volume())
+    common = a.intersect(b)
+    solids = common.Solids() if hasattr(common, "Solids") else []
+    return float(sum(s.Volume() for s in solids))
 
 
 def _axial_range(bb: Bbox, origin: tuple[float, ...], direction: tuple[float, ...]) -> tuple[float, float]:

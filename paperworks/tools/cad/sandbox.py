@@ -22,6 +22,8 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,6 +254,41 @@ class _Zygote:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def _close_all(zygotes: list[_Zygote]) -> None:
+    for z in list(zygotes):
+        z.close()
+    zygotes.clear()
+
+
+_spawner: queue.Queue[tuple[SandboxLimits, Future[_Zygote]]] | None = None
+_spawner_lock = threading.Lock()
+
+
+def _spawner_loop(jobs: queue.Queue[tuple[SandboxLimits, Future[_Zygote]]]) -> None:
+    while True:
+        limits, fut = jobs.get()
+        try:
+            fut.set_result(_Zygote(limits))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            fut.set_exception(exc)
+
+
+def _spawn_zygote(limits: SandboxLimits) -> _Zygote:
+    """Start a zygote from one long-lived thread: bwrap's ``--die-with-parent`` (PR_SET_PDEATHSIG)
+    kills a sandbox when the *thread* that started it ends, and callers often run in short-lived
+    worker threads (``asyncio.to_thread``)."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = queue.Queue()
+            threading.Thread(target=_spawner_loop, args=(_spawner,), name="cad-sandbox-spawner",
+                             daemon=True).start()
+        jobs = _spawner
+    fut: Future[_Zygote] = Future()
+    jobs.put((limits, fut))
+    return fut.result()
+
+
 class WorkerPool:
     """Pre-started sandboxed zygotes (CadQuery already imported); ``check`` is thread-safe, one
     candidate per zygote at a time. A zygote that dies or stops answering is replaced."""
@@ -261,11 +298,12 @@ class WorkerPool:
         self._idle: queue.Queue[_Zygote] = queue.Queue()
         self._all: list[_Zygote] = []
         self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _close_all, self._all)  # closes zygotes left open at exit
         for _ in range(max(1, size)):
             self._add()
 
     def _add(self) -> None:
-        z = _Zygote(self.limits)
+        z = _spawn_zygote(self.limits)
         with self._lock:
             self._all.append(z)
         self._idle.put(z)
@@ -300,9 +338,7 @@ class WorkerPool:
     def close(self) -> None:
         """Stop every zygote and delete their folders."""
         with self._lock:
-            zs, self._all = self._all, []
-        for z in zs:
-            z.close()
+            _close_all(self._all)
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -11,12 +11,17 @@ export RAY_USAGE_STATS_ENABLED=0
 
 DEMO_TASK ?= A box holds 17 rows of 23 apples. How many apples are there?
 
-.PHONY: setup demo test test-fast lint bench clean
+# The project's best working feature: SPADA on a benchmark task (embedded model, offline), then the
+# task's verified reference through the sandbox with renders. `make demo-agent`: the tool-using agent.
+.PHONY: setup demo demo-agent test test-fast lint bench clean
 
 setup:
 	@VENV=$(VENV) scripts/setup.sh
 
 demo: setup
+	BIN=$(BIN) scripts/demo.sh
+
+demo-agent: setup
 	$(BIN)/paperworks run agent --model local/smollm2-135m -c tool_choice=first -i "$(DEMO_TASK)"
 
 lint: setup

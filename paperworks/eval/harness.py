@@ -20,7 +20,7 @@ from paperworks.core.runs import RunDir, now_iso
 from paperworks.core.seeding import seed_everything
 from paperworks.eval.metrics import compute_results
 from paperworks.eval.records import Results, SampleRecord
-from paperworks.eval.sample_runner import EvalSetup, run_sample
+from paperworks.eval.sample_runner import EvalSetup, run_bounded, run_sample
 from paperworks.eval.samples_log import SamplesLog
 from paperworks.eval.suite import load_suite
 
@@ -193,22 +193,14 @@ async def _run_local(run: RunDir, setup: EvalSetup, todo: list[tuple[Any, int]],
     """Samples as asyncio tasks over one compiled graph and one checkpointer, ``concurrency`` at a time."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    semaphore = asyncio.Semaphore(concurrency)
     events = run.events()
     async with AsyncSqliteSaver.from_conn_string(str(run.checkpoints_path)) as saver:
         graph = setup.spec.build_graph(setup.workflow_config).compile(checkpointer=saver)
 
         async def one(sample: Any, epoch: int) -> None:
-            async with semaphore:
-                finished(await run_sample(setup, graph, sample, epoch, events))
+            finished(await run_sample(setup, graph, sample, epoch, events))
 
-        tasks = [asyncio.create_task(one(s, e)) for s, e in todo]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await run_bounded(todo, one, concurrency)
 
 
 def error_fraction(results: Results, run: RunDir) -> float:

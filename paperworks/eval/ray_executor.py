@@ -21,7 +21,7 @@ from typing import Any
 from paperworks.core.errors import MissingDependencyError, one_line
 from paperworks.core.runs import RunDir, now_iso
 from paperworks.eval.records import Sample, SampleRecord
-from paperworks.eval.sample_runner import EvalSetup
+from paperworks.eval.sample_runner import EvalSetup, run_bounded
 
 
 def _sample_task(run_dir: str, sample: dict[str, Any], epoch: int) -> dict[str, Any]:
@@ -67,23 +67,14 @@ async def run_with_ray(run: RunDir, setup: EvalSetup, todo: list[tuple[Any, int]
     """Submit every (sample, epoch) as a Ray task, ``concurrency`` in flight; record each as it returns."""
     ray = _init_ray(address)
     task = ray.remote(_sample_task)
-    semaphore = asyncio.Semaphore(concurrency)
-
     async def one(sample: Any, epoch: int) -> None:
-        async with semaphore:
-            started = now_iso()
-            try:
-                record = SampleRecord.from_dict(await task.remote(str(run.path), asdict(sample), epoch))
-            except Exception as exc:  # the worker died or raised: record it, go on
-                record = SampleRecord(id=sample.id, epoch=epoch, input=sample.input, target=sample.target,
-                                      status="failed", error=f"ray task failed: {one_line(exc, 250)}",
-                                      error_kind="workflow_error", started_at=started, finished_at=now_iso())
-            finished(record)
+        started = now_iso()
+        try:
+            record = SampleRecord.from_dict(await task.remote(str(run.path), asdict(sample), epoch))
+        except Exception as exc:  # the worker died or raised: record it, go on
+            record = SampleRecord(id=sample.id, epoch=epoch, input=sample.input, target=sample.target,
+                                  status="failed", error=f"ray task failed: {one_line(exc, 250)}",
+                                  error_kind="workflow_error", started_at=started, finished_at=now_iso())
+        finished(record)
 
-    tasks = [asyncio.create_task(one(s, e)) for s, e in todo]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    await run_bounded(todo, one, concurrency)

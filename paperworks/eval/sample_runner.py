@@ -5,7 +5,9 @@ Shared by the local (asyncio) executor and the Ray executor.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,3 +114,22 @@ async def _score(setup: EvalSetup, sample: Any, output: Any) -> tuple[dict[str, 
             return scores, f"scorer '{spec.name}': {one_line(exc)}"
         scores[spec.name] = score.to_dict()
     return scores, None
+
+
+async def run_bounded(todo: list[tuple[Any, int]], one: Callable[[Any, int], Awaitable[None]],
+                      concurrency: int) -> None:
+    """``one(sample, epoch)`` for every pair, ``concurrency`` at a time; on failure or cancellation the
+    others are cancelled and awaited, so no task outlives the evaluation."""
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def bounded(sample: Any, epoch: int) -> None:
+        async with semaphore:
+            await one(sample, epoch)
+
+    tasks = [asyncio.create_task(bounded(s, e)) for s, e in todo]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

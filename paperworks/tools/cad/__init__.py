@@ -23,4 +23,21 @@ and helpers ``ctx.bbox(name)`` (xmin, ymin, zmin, xmax, ymax, zmax), ``ctx.volum
 ``ctx.interference(a, b)`` (intersection volume), ``ctx.distance(a, b)`` (minimum distance),
 ``ctx.center(name)`` (centre of mass), ``ctx.is_valid(name)``. A test passes when it returns without
 raising; its failure message is the assertion's message (or the exception's one line).
+
+Extensions (sandbox side): the program runs with ``__name__ == "__cq_main__"`` (as in CQ-editor), with
+``show_object``, ``debug`` (no-op) and ``log`` (print) defined; ``show_object(obj)`` without a name
+makes part ``part<N>`` (N counts calls from 1); an Assembly shown under a name prefixes its children.
+Overrides are coerced to the type of the ``PARAMS`` default (``--set w=40`` gives 40.0 for a float),
+and an override missing from ``PARAMS`` is an error. More ``ctx`` helpers: ``ctx.size(name)``
+(dx, dy, dz) and ``ctx.fit(shaft, bore, min_mm=None, max_mm=None)``: the diametral clearance (bore
+Ø − shaft Ø, negative for an interference fit) of the closest coaxial cylindrical faces of the two
+parts, raising AssertionError with both diameters when outside [min_mm, max_mm] or when no coaxial
+cylinders exist. Test functions run in definition order; a test that raises anything else fails with
+"tests.py line N: Type: message".
+
+Modules: ``sandbox`` (public API: ``check_program``, ``WorkerPool``, result dataclasses,
+``sandbox_info``), ``isolation`` (bubblewrap/unshare command, protections), ``worker`` and
+``candidate`` (run inside the sandbox), ``checks`` (assembly checks, ``Ctx``), ``exports`` (STEP,
+STL, renders). ``worker``, ``candidate``, ``checks`` and ``exports`` import only the standard
+library and CadQuery, since they are bind-mounted into the sandbox without the rest of paperworks.
 """

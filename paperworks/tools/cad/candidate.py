@@ -114,6 +114,22 @@ def to_parts(obj: Any, prefix: str = "") -> dict[str, Any]:
     raise TypeError(f"got {type(obj).__name__}; expected cq.Assembly, cq.Workplane or cq.Shape")
 
 
+def _is_assembly(obj: Any) -> bool:
+    import cadquery as cq
+
+    return isinstance(obj, cq.Assembly)
+
+
+def _assemble(parts: dict[str, Any]) -> Any:
+    """An Assembly of the (already located) parts, for ``ctx.assembly`` when the program made none."""
+    import cadquery as cq
+
+    assy = cq.Assembly(name="assembly")
+    for name, shape in parts.items():
+        assy.add(shape, name=name)
+    return assy
+
+
 class _Run:
     def __init__(self, job: dict[str, Any]) -> None:
         self.job = job
@@ -187,7 +203,7 @@ class _Run:
                 exec(_compile(job["tests"], "tests.py"), tns)
             except BaseException as exc:  # noqa: BLE001
                 return self.fail(exc, "tests.py")
-            ctx = checks.Ctx(self.res["params"], parts, obj if not isinstance(obj, list) else None)
+            ctx = checks.Ctx(self.res["params"], parts, obj if _is_assembly(obj) else _assemble(parts))
             for name, fn in list(tns.items()):
                 if name.startswith("test_") and callable(fn):
                     self.res["tests"].append(self.one_test(name, fn, ctx))

@@ -18,7 +18,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "candidate.py", "checks.py", "exports.py")
 CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
-NPROC = 8  # processes per candidate uid (the candidate itself, rsvg-convert in the cleanup)
+NPROC = max(64, 4 * (os.cpu_count() or 1))  # tasks (threads count) per candidate uid: OCCT thread pools
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,9 +57,21 @@ def mode() -> str:
     return m
 
 
+def _traversable(path: str) -> bool:
+    """Can any user reach ``path`` (o+x on it and every ancestor)?"""
+    p = Path(path).resolve()
+    return all(os.stat(q).st_mode & 0o001 for q in [p, *p.parents])
+
+
 def uid_switch() -> bool:
-    """True when each candidate runs under its own unprivileged uid (the host runs as root)."""
-    return os.geteuid() == 0
+    """True when each candidate runs under its own unprivileged uid: the host runs as root and the
+    candidate can still read Python (always under bubblewrap; elsewhere only when the interpreter's
+    folders are world-traversable, e.g. not under a 0700 /root)."""
+    if os.geteuid() != 0:
+        return False
+    if mode() == "bwrap":
+        return True
+    return all(_traversable(p) for p in (sys.prefix, sys.base_prefix))
 
 
 def _remaining(m: str) -> list[str]:
@@ -70,9 +82,10 @@ def _remaining(m: str) -> list[str]:
     if m == "none":
         gaps.append("network is NOT blocked at the OS level (only by the in-process audit hook)")
         gaps.append("no pid namespace: the program can see host processes")
-    if not uid_switch():
-        gaps.append("candidates run under the caller's uid: RLIMIT_NPROC counts all its processes, and "
-                    "leftover processes are killed by process group only outside a pid namespace")
+    if m != "bwrap" and not uid_switch():
+        gaps.append("candidates run under the caller's uid (Python is not readable by another uid, or not "
+                    "root): RLIMIT_NPROC does not hold for root and counts all of the caller's processes "
+                    "otherwise; leftovers are killed by process group only outside a pid namespace")
     return gaps
 
 
@@ -160,6 +173,10 @@ def sandbox_info() -> dict[str, Any]:
         "audit_hook": "refuses spawning, signals, sockets and writes outside the working folder",
         "isolation_between_candidates": "fresh forked process per candidate from a zygote that never runs "
                                         "model code; own uid, own private folder; leftovers killed",
-        "remaining": _remaining(m) + ["the candidate's tests and checks run in its own process, so a hostile "
-                                      "program can forge its own verdict (not the host)"],
+        "remaining": _remaining(m) + [
+            "the candidate's tests and checks run in its own process, so a hostile program can forge its own "
+            "verdict (not harm the host)",
+            "the audit hook can be bypassed with ctypes; the OS-level limits above still hold",
+            "world-readable system files (/usr, /etc) are visible read-only",
+            "no cgroup: memory is bounded by RLIMIT_DATA (private writable memory) only"],
     }

@@ -48,10 +48,16 @@ def _drop(uid: int | None) -> None:
 def _wait(pid: int, timeout: float) -> tuple[int | None, bool, int]:
     """Wait for a child up to ``timeout`` s; (wait status or None, timed out, its peak RSS in kB)."""
     deadline = time.monotonic() + timeout
-    fd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    try:
+        fd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    except OSError:  # already reaped (by the namespace-init reaping loop) or no pidfd support
+        fd = None
     try:
         while True:
-            done, status, usage = os.wait4(pid, os.WNOHANG)
+            try:
+                done, status, usage = os.wait4(pid, os.WNOHANG)
+            except ChildProcessError:  # already reaped by the namespace-init reaping loop
+                return None, False, 0
             if done:
                 return status, False, usage.ru_maxrss
             left = deadline - time.monotonic()
@@ -222,6 +228,11 @@ def run_job(job: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
     try:
         os.rmdir(jobdir)
     except OSError:
+        pass
+    try:  # orphans reparented to us (we are pid 1 under `unshare --pid --fork`)
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
         pass
     code: int | None = None
     sig: int | None = None

@@ -146,3 +146,16 @@ def test_candidate_can_import_fresh_modules(pool: WorkerPool) -> None:
     r = pool.check("import statistics, fractions\nimport cadquery as cq\n"
                    "result = cq.Workplane().box(statistics.mean([1, 3]), 1, 1)\n")
     assert r.ok, r.error
+
+
+@pytest.mark.slow
+def test_fallback_without_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without bubblewrap (forced here) the sandbox still runs programs, limits time, and says what remains."""
+    from paperworks.tools.cad.sandbox import SandboxLimits
+
+    monkeypatch.setenv("PAPERWORKS_CAD_ISOLATION", "unshare")
+    info = sandbox_info()
+    assert info["mode"] == "unshare" and any("no filesystem isolation" in g for g in info["remaining"])
+    with WorkerPool(1, SandboxLimits(wall_s=3, cpu_s=3)) as p:
+        assert p.check("import cadquery as cq\nresult = cq.Workplane().box(1, 1, 1)\n").ok
+        assert p.check("while True:\n    pass\n").stage in ("timeout", "killed")

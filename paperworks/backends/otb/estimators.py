@@ -119,16 +119,17 @@ def rloo_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Ten
 
 
 def otb_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Tensor, logprobs: Tensor,
-                   sum_pi_sq: Tensor, is_weights: Tensor | None = None, zero_tail: bool = True,
+                   sum_pi_sq: Tensor, is_weights: Tensor | None = None, zero_tail: bool = False,
                    eps: float = 1e-8) -> Tensor:
     """Optimal Token Baseline: ``A_t = (G_t − B*_t)·mask`` with, per group and position ``t``,
     ``B*_t = Σ_i G_t⁽ⁱ⁾ W_t⁽ⁱ⁾ mask / (Σ_i W_t⁽ⁱ⁾ mask + eps)`` and ``W_t = Σ_{j≤t} w_j·mask_j``,
     ``w`` the logit-gradient proxy (times the squared truncated importance weight ``is_weights``, ``(B, T)``,
     when given). No std normalisation.
 
-    ``zero_tail``: where only one response of a group is still running at position ``t`` (the tail of the
-    longest response), the baseline is 0 instead of that response's own return, which would zero its
-    advantage. A group of one always gets baseline 0.
+    ``zero_tail`` (verl's ``handle_zero_tail``, off by default as in the formula above): where only one
+    response of a group is still running at position ``t`` (the tail of the longest response), use
+    baseline 0 instead of that response's own return, which zeroes its advantage there. A group of one
+    always gets baseline 0.
     """
     mask = response_mask.float()
     g = reward_to_go(token_rewards, response_mask)
@@ -149,9 +150,9 @@ def otb_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Tens
 
 def compute_advantages(estimator: str, token_rewards: Tensor, response_mask: Tensor, group_ids: Tensor,
                        logprobs: Tensor | None = None, sum_pi_sq: Tensor | None = None,
-                       is_weights: Tensor | None = None) -> Tensor:
+                       is_weights: Tensor | None = None, zero_tail: bool = False) -> Tensor:
     """Advantages ``(B, T)`` by ``estimator`` (one of :data:`ESTIMATORS`); OTB also needs ``logprobs`` and
-    ``sum_pi_sq`` (and optionally ``is_weights``), the others ignore them."""
+    ``sum_pi_sq`` (and optionally ``is_weights``, ``zero_tail``), the others ignore them."""
     simple: dict[str, Callable[[Tensor, Tensor, Tensor], Tensor]] = {
         "none": no_baseline_advantages, "grpo": grpo_advantages, "dr_grpo": dr_grpo_advantages,
         "rloo": rloo_advantages,
@@ -162,5 +163,6 @@ def compute_advantages(estimator: str, token_rewards: Tensor, response_mask: Ten
         if estimator == "otb":
             if logprobs is None or sum_pi_sq is None:
                 raise ValueError("estimator 'otb' needs logprobs and sum_pi_sq (from the sampling logits)")
-            return otb_advantages(token_rewards, response_mask, group_ids, logprobs, sum_pi_sq, is_weights)
+            return otb_advantages(token_rewards, response_mask, group_ids, logprobs, sum_pi_sq, is_weights,
+                                  zero_tail=zero_tail)
     raise ValueError(f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")

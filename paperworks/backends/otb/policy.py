@@ -78,6 +78,7 @@ def sft_warm_start(model: nn.Module, tokenizer: TokenizerLike, task: VerifiableT
     answers part of the time, and wrong ones of varied length otherwise."""
     rng = random.Random(seed)
     eos = int(tokenizer.eos_token_id)
+    device = next(model.parameters()).device
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
     model.train()
     losses: list[float] = []
@@ -90,13 +91,13 @@ def sft_warm_start(model: nn.Module, tokenizer: TokenizerLike, task: VerifiableT
             rows.append(p_ids + a_ids)
             targets.append([-100] * len(p_ids) + a_ids)
         width = max(len(r) for r in rows)
-        ids = torch.tensor([r + [eos] * (width - len(r)) for r in rows])
-        labels = torch.tensor([t + [-100] * (width - len(t)) for t in targets])
+        ids = torch.tensor([r + [eos] * (width - len(r)) for r in rows], device=device)
+        labels = torch.tensor([t + [-100] * (width - len(t)) for t in targets], device=device)
         logits = model(input_ids=ids).logits[:, :-1]
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     model.eval()
     return losses

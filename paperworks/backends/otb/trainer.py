@@ -68,6 +68,8 @@ class RLConfig:
     """Attribute names of the linear layers that get adapters."""
     max_grad_norm: float = 1.0
     """Gradient clipping by global norm (0 disables it)."""
+    otb_zero_tail: bool = False
+    """OTB only: baseline 0 where a single response of the group is still running (verl's handle_zero_tail)."""
     loss_agg: str = "token-mean"
     """How token losses combine: token-mean (over all batch tokens) or seq-mean-token-mean."""
     seed: int = 0
@@ -158,13 +160,14 @@ class PolicyGradientTrainer:
         ro = sample_groups(self.model, self.tokenizer, prompts, cfg.group_size, cfg.max_new_tokens,
                            cfg.temperature, self.generator)
         t1 = time.perf_counter()
-        scores = torch.tensor([float(self.reward_fn(p, r)) for p, r in zip(ro.prompts, ro.responses, strict=True)])
+        scores = torch.tensor([float(self.reward_fn(p, r)) for p, r in zip(ro.prompts, ro.responses, strict=True)],
+                              device=ro.response_mask.device)
         t2 = time.perf_counter()
         old_logp, spsq, ref_logp = self._old_pass(ro, times)
         t3 = time.perf_counter()
         mask = ro.response_mask.float()
         adv = compute_advantages(cfg.estimator, outcome_token_rewards(scores, mask), mask, ro.group_ids,
-                                 logprobs=old_logp, sum_pi_sq=spsq)
+                                 logprobs=old_logp, sum_pi_sq=spsq, zero_tail=cfg.otb_zero_tail)
         t4 = time.perf_counter()
         loss_v, kl_v, clip_v = self._update(ro, old_logp, ref_logp, adv, mask)
         t5 = time.perf_counter()

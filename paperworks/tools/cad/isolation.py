@@ -131,8 +131,10 @@ def worker_command(m: str, host_dir: Path, files_mb: int) -> tuple[list[str], Pa
     if m == "bwrap":
         argv = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session", "--unshare-net",
                 "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
-                *_system_binds(), *_python_binds(), "--dev", "/dev", "--proc", "/proc",
-                "--size", str(files_mb * 4 << 20), "--tmpfs", "/tmp", "--dir", "/sandbox"]
+                *_system_binds(), "--dev", "/dev", "--proc", "/proc",
+                "--size", str(files_mb * 4 << 20), "--tmpfs", "/tmp",
+                # after the private /tmp, so that a venv living under /tmp (a CI clone) stays visible
+                *_python_binds(), "--dir", "/sandbox"]
         for f in WORKER_FILES:
             argv += ["--ro-bind", str(HERE / f), f"/sandbox/{f}"]
         argv += ["--bind", str(out), "/out", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",

@@ -227,7 +227,17 @@ def output(state: dict[str, Any]) -> dict[str, Any]:
             "ok": bool(last.get("ok")), "iterations": state.get("iteration", 0), "status": state.get("status", ""),
             "tests_passed": last.get("tests_passed", 0), "tests_total": last.get("tests_total", 0),
             "checks_passed": last.get("checks_passed", 0), "checks_total": last.get("checks_total", 0),
-            "answer": "assembly.py"}
+            "answer": _verdict(last, state.get("iteration", 0))}
+
+
+def _verdict(last: dict[str, Any], iterations: int) -> str:
+    """One line for people: did the design pass, and what failed."""
+    head = "passes" if last.get("ok") else "does not pass"
+    text = (f"the assembly {head} after {iterations} iteration(s): tests {last.get('tests_passed', 0)}/"
+            f"{last.get('tests_total', 0)}, checks {last.get('checks_passed', 0)}/{last.get('checks_total', 0)}")
+    if last.get("error"):
+        text += f"; {last.get('stage')} error: {last['error']}"
+    return text + " (artifacts/assembly.py, artifacts/report.json)"
 
 
 def make_state(inp: SpadaInput) -> dict[str, Any]:

@@ -143,6 +143,12 @@ async def run_thread(
     """
     try:
         snapshot = await graph.aget_state(graph_config)
+        never_stepped = (snapshot.metadata or {}).get("source") == "input"
+        if update is None and snapshot.values and never_stepped:
+            # Killed right after LangGraph saved the input, before any step: continuing from that
+            # checkpoint runs nothing, so forget it and start the thread again from its input.
+            await graph.checkpointer.adelete_thread(graph_config["configurable"]["thread_id"])
+            snapshot = await graph.aget_state(graph_config)
         if update is None and not snapshot.values:
             update = spec.make_state(spec.parse_input(raw_input))
         if update is not None or snapshot.next:

@@ -82,3 +82,4 @@ def test_sigint_records_cancelled(tmp_path: Path) -> None:
     assert "Traceback" not in err and "paperworks run --resume" in err
     record = RunDir(next(runs.iterdir())).read_record()
     assert record["status"] == "cancelled"
+

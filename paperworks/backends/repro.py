@@ -2,8 +2,10 @@
 CPU scale, writing ``results.json`` (named figures, the paper's claim beside each) and PNG plots.
 
 A backend registers its experiment in ``REPROS`` as ``"module:function"``; the function is
-``run(out: Path, quick: bool, scale: str) -> ReproResult``. ``--quick`` finishes in about a minute
-and is what tests run; ``--scale gpu`` (where offered) sizes the experiment for an accelerator.
+``run(out: Path, quick: bool, scale: str, progress: Progress) -> ReproResult`` and calls ``progress(text)``
+as each stage starts. ``--quick`` finishes in about a minute and is what tests run; ``--scale gpu``
+(where offered) sizes the experiment for an accelerator. ``results.json`` records the command that made
+it and the measured wall time, so every figure quoted from it can be traced and re-made.
 """
 
 from __future__ import annotations
@@ -13,11 +15,20 @@ import json
 import os
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from paperworks.core.errors import UserError
+
+Progress = Callable[[str], None]
+"""Called with a short description as each stage of an experiment starts."""
+
+
+def no_progress(text: str) -> None:
+    """A :data:`Progress` that shows nothing."""
+
 
 REPROS: dict[str, str] = {}
 """Experiment name → ``"module:function"``. Backends add themselves here (see their issue)."""
@@ -48,8 +59,8 @@ class ReproResult:
     extra: dict[str, Any] = field(default_factory=dict)
     """Raw series (per-step curves, per-capacity tables) for anyone who wants to re-plot."""
 
-    def write(self, out: Path, quick: bool, scale: str, elapsed_s: float) -> Path:
-        """``<out>/results.json`` with versions, timing and everything above."""
+    def write(self, out: Path, quick: bool, scale: str, elapsed_s: float, command: str | None = None) -> Path:
+        """``<out>/results.json`` with the command, versions, measured wall time and everything above."""
         from importlib import metadata
 
         versions = {"python": platform.python_version()}
@@ -58,7 +69,8 @@ class ReproResult:
                 versions[dist] = metadata.version(dist)
             except metadata.PackageNotFoundError:
                 pass
-        data = {"name": self.name, "quick": quick, "scale": scale, "elapsed_s": round(elapsed_s, 2),
+        data = {"name": self.name, "command": command, "quick": quick, "scale": scale,
+                "elapsed_s": round(elapsed_s, 2),
                 "cpu_count": os.cpu_count(), "versions": versions,
                 "figures": {k: asdict(v) for k, v in self.figures.items()}, "plots": self.plots,
                 "config": self.config, "extra": self.extra}
@@ -81,8 +93,18 @@ def _load_backends() -> None:
         importlib.import_module(f"paperworks.backends.{folder.name}")
 
 
-def run_repro(name: str, out: Path, quick: bool = False, scale: str = "cpu") -> tuple[ReproResult, Path]:
-    """Run one experiment and write its results; returns the result and the results.json path."""
+def command_line(name: str, quick: bool = False, scale: str = "cpu", out: Path | None = None) -> str:
+    """The ``paperworks repro`` command line that runs ``name`` with these options."""
+    parts = ["paperworks", "repro", name] + (["--quick"] if quick else []) + \
+        ([f"--scale {scale}"] if scale != "cpu" else []) + ([f"--out {out}"] if out is not None else [])
+    return " ".join(parts)
+
+
+def run_repro(name: str, out: Path, quick: bool = False, scale: str = "cpu", progress: Progress = no_progress,
+              command: str | None = None) -> tuple[ReproResult, Path]:
+    """Run one experiment and write its results; returns the result and the results.json path.
+
+    ``command`` is recorded in results.json (default: the equivalent ``paperworks repro`` command line)."""
     _load_backends()
     if name not in REPROS:
         known = ", ".join(sorted(REPROS)) or "none yet"
@@ -90,6 +112,7 @@ def run_repro(name: str, out: Path, quick: bool = False, scale: str = "cpu") -> 
     module_name, _, func = REPROS[name].partition(":")
     fn = getattr(importlib.import_module(module_name), func or "run")
     start = time.monotonic()
-    result: ReproResult = fn(out=out, quick=quick, scale=scale)
-    path = result.write(out, quick, scale, time.monotonic() - start)
+    result: ReproResult = fn(out=out, quick=quick, scale=scale, progress=progress)
+    cmd = command or command_line(name, quick, scale, out)
+    path = result.write(out, quick, scale, time.monotonic() - start, cmd)
     return result, path

@@ -6,8 +6,8 @@ Shapes used throughout (``B`` responses in the batch, ``T`` padded response leng
   (see :func:`outcome_token_rewards`). ``G_t`` is the reward-to-go along each row.
 - ``response_mask``: ``(B, T)``, 1 on response tokens (the EOS token included), 0 on padding.
 - ``group_ids``: int ``(B,)``; responses to the same prompt share an id (any integers).
-- ``logprobs``: float ``(B, T)``, log-probability of each sampled token under the sampling policy.
-- ``sum_pi_squared``: float ``(B, T)``, ``Σ_v π_{t,v}²`` from the same logits.
+- ``proxy``: float ``(B, T)``, the per-token Logit-Gradient Proxy ``w_t`` (:func:`logit_gradient_proxy`) from
+  the same logits.
 
 Every estimator returns advantages of shape ``(B, T)``, zero on padding. A group of one response gets
 baseline 0 (its advantage is its return). Nothing here needs gradients: call them under ``no_grad``.
@@ -34,25 +34,23 @@ def token_logprobs(logits: Tensor, tokens: Tensor) -> tuple[Tensor, Tensor]:
     return z.gather(-1, tokens.unsqueeze(-1)).squeeze(-1) - lse, lse
 
 
-def sum_pi_squared(logits: Tensor, lse: Tensor | None = None) -> Tensor:
-    """``Σ_v softmax(z)_v²`` over the last axis, as ``exp(logsumexp(2z) − 2·logsumexp(z))``.
+def logit_gradient_proxy(logits: Tensor, tokens: Tensor, lse: Tensor | None = None) -> Tensor:
+    """Per-token Logit-Gradient Proxy ``w = ‖∇_z log softmax(z)_y‖² = 1 − 2π_y + Σ_v π_v²``, computed as
+    ``(1 − π_y)² + Σ_{v≠y} π_v²`` with both terms taken from log-sum-exps over the other tokens:
+    ``1 − π_y = exp(lse_{v≠y}(z) − lse(z))`` and ``Σ_{v≠y} π_v² = exp(lse_{v≠y}(2z) − 2·lse(z))``.
 
-    ``logits``: ``(..., V)``; ``lse``: ``logsumexp(z)`` when already computed (``(...)``); returns ``(...)``
-    in float32. This is ``‖π‖²``, the part of ``‖∇_z log π_y‖²`` that does not depend on the sampled token,
-    and costs one more reduction over the vocabulary than the log-probabilities do.
+    Nothing is subtracted, so the result is positive and accurate to float32 rounding even when π_y → 1,
+    where ``1 − 2π_y + Σπ²`` cancels to 0 (or below) in float32. ``logits``: ``(..., V)``; ``tokens``: int
+    ``(...)``, the sampled tokens; ``lse``: ``logsumexp(z)`` when already computed. Returns float32 ``(...)``.
+    Costs two more reductions over the vocabulary than the log-probabilities, and one copy of the logits.
     """
     z = logits.float()
     if lse is None:
         lse = torch.logsumexp(z, dim=-1)
-    return torch.exp(torch.logsumexp(2 * z, dim=-1) - 2 * lse)
-
-
-def logit_gradient_proxy(logprobs: Tensor, sum_pi_sq: Tensor) -> Tensor:
-    """Per-token proxy ``w = 1 − 2·π_y + Σ_v π_v²`` = ``‖∇_z log softmax(z)_y‖²`` (exact, w.r.t. logits).
-
-    ``logprobs``, ``sum_pi_sq``: ``(B, T)`` from :func:`token_logprobs` and :func:`sum_pi_squared`.
-    """
-    return 1.0 - 2.0 * torch.exp(logprobs) + sum_pi_sq
+    rest = z.scatter(-1, tokens.unsqueeze(-1), float("-inf"))  # the logits without the sampled token
+    log_one_minus_pi = torch.logsumexp(rest, dim=-1) - lse
+    log_rest_sq = torch.logsumexp(rest.mul_(2.0), dim=-1) - 2.0 * lse
+    return torch.exp(2.0 * log_one_minus_pi) + torch.exp(log_rest_sq)
 
 
 def outcome_token_rewards(scores: Tensor, response_mask: Tensor) -> Tensor:
@@ -118,13 +116,12 @@ def rloo_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Ten
     return adv.unsqueeze(-1) * response_mask.float()
 
 
-def otb_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Tensor, logprobs: Tensor,
-                   sum_pi_sq: Tensor, is_weights: Tensor | None = None, zero_tail: bool = False,
-                   eps: float = 1e-8) -> Tensor:
+def otb_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Tensor, proxy: Tensor,
+                   is_weights: Tensor | None = None, zero_tail: bool = False, eps: float = 1e-8) -> Tensor:
     """Optimal Token Baseline: ``A_t = (G_t − B*_t)·mask`` with, per group and position ``t``,
     ``B*_t = Σ_i G_t⁽ⁱ⁾ W_t⁽ⁱ⁾ mask / (Σ_i W_t⁽ⁱ⁾ mask + eps)`` and ``W_t = Σ_{j≤t} w_j·mask_j``,
-    ``w`` the logit-gradient proxy (times the squared truncated importance weight ``is_weights``, ``(B, T)``,
-    when given). No std normalisation.
+    ``w`` the logit-gradient proxy ``proxy`` (``(B, T)``, :func:`logit_gradient_proxy`), times the squared
+    truncated importance weight ``is_weights`` (``(B, T)``) when given. No std normalisation.
 
     ``zero_tail`` (verl's ``handle_zero_tail``, off by default as in the formula above): where only one
     response of a group is still running at position ``t`` (the tail of the longest response), use
@@ -133,7 +130,7 @@ def otb_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Tens
     """
     mask = response_mask.float()
     g = reward_to_go(token_rewards, response_mask)
-    w = logit_gradient_proxy(logprobs.float(), sum_pi_sq.float())
+    w = proxy.float()
     if is_weights is not None:
         w = w * is_weights.float() ** 2
     big_w = (w * mask).cumsum(-1)
@@ -149,10 +146,11 @@ def otb_advantages(token_rewards: Tensor, response_mask: Tensor, group_ids: Tens
 
 
 def compute_advantages(estimator: str, token_rewards: Tensor, response_mask: Tensor, group_ids: Tensor,
-                       logprobs: Tensor | None = None, sum_pi_sq: Tensor | None = None,
-                       is_weights: Tensor | None = None, zero_tail: bool = False) -> Tensor:
-    """Advantages ``(B, T)`` by ``estimator`` (one of :data:`ESTIMATORS`); OTB also needs ``logprobs`` and
-    ``sum_pi_sq`` (and optionally ``is_weights``, ``zero_tail``), the others ignore them."""
+                       proxy: Tensor | None = None, is_weights: Tensor | None = None,
+                       zero_tail: bool = False) -> Tensor:
+    """Advantages ``(B, T)`` by ``estimator`` (one of :data:`ESTIMATORS`); OTB also needs ``proxy``
+    (:func:`logit_gradient_proxy` of the sampling logits; optionally ``is_weights``, ``zero_tail``), the others
+    ignore them."""
     simple: dict[str, Callable[[Tensor, Tensor, Tensor], Tensor]] = {
         "none": no_baseline_advantages, "grpo": grpo_advantages, "dr_grpo": dr_grpo_advantages,
         "rloo": rloo_advantages,
@@ -161,8 +159,7 @@ def compute_advantages(estimator: str, token_rewards: Tensor, response_mask: Ten
         if estimator in simple:
             return simple[estimator](token_rewards, response_mask, group_ids)
         if estimator == "otb":
-            if logprobs is None or sum_pi_sq is None:
-                raise ValueError("estimator 'otb' needs logprobs and sum_pi_sq (from the sampling logits)")
-            return otb_advantages(token_rewards, response_mask, group_ids, logprobs, sum_pi_sq, is_weights,
-                                  zero_tail=zero_tail)
+            if proxy is None:
+                raise ValueError("estimator 'otb' needs proxy (logit_gradient_proxy of the sampling logits)")
+            return otb_advantages(token_rewards, response_mask, group_ids, proxy, is_weights, zero_tail=zero_tail)
     raise ValueError(f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")

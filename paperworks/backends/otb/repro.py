@@ -26,7 +26,7 @@ from paperworks.backends.otb.policy import CharTokenizer, TokenizerLike, sft_war
 from paperworks.backends.otb.tasks import ArithmeticTask, RepeatTask, VerifiableTask
 from paperworks.backends.otb.trainer import PolicyGradientTrainer, RLConfig
 from paperworks.backends.otb.variance import VarianceConfig, gradient_variance
-from paperworks.backends.repro import Figure, ReproResult
+from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
 
 RUNS: tuple[tuple[str, str, int], ...] = (("GRPO N=4", "grpo", 4), ("OTB N=4", "otb", 4), ("GRPO N=32", "grpo", 32))
 """(label, estimator, group size) of the training runs."""
@@ -150,18 +150,19 @@ def _tokens_to_reach(curve: dict[str, list[float]], target: float) -> float | No
     return None
 
 
-def run(out: Path, quick: bool = False, scale: str = "cpu") -> ReproResult:
-    """Run the experiment, write ``variance.png`` and ``reward_vs_tokens_<task>.png`` into ``out``."""
+def run(out: Path, quick: bool = False, scale: str = "cpu", progress: Progress = no_progress) -> ReproResult:
+    """Run the experiment, write ``variance.png`` and ``reward_vs_tokens_<task>.png`` into ``out``
+    (``progress`` hears of each stage)."""
     threads = torch.get_num_threads()
     if scale == "cpu":  # the tiny policy gains nothing from more threads, and they spin when cores are shared
         torch.set_num_threads(1)
     try:
-        return _run(out, preset(quick, scale), scale)
+        return _run(out, preset(quick, scale), scale, progress)
     finally:
         torch.set_num_threads(threads)
 
 
-def _run(out: Path, cfg: OTBReproConfig, scale: str) -> ReproResult:
+def _run(out: Path, cfg: OTBReproConfig, scale: str, progress: Progress) -> ReproResult:
     from paperworks.core.seeding import seed_everything
 
     out.mkdir(parents=True, exist_ok=True)
@@ -170,6 +171,7 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str) -> ReproResult:
     result = ReproResult(name="otb", config={**asdict(cfg), "device": device})
     bases: dict[str, nn.Module] = {}
     for name in dict.fromkeys(cfg.variance_tasks + cfg.train_tasks):
+        progress(f"warm-starting the tiny policy on '{name}' ({cfg.sft_steps} steps, {cfg.sft_noise:.0%} wrong labels)")
         seed_everything(0)
         bases[name] = tiny_policy(tok.vocab_size, hidden=cfg.hidden, layers=cfg.layers, seed=0).to(device)
         sft_warm_start(bases[name], tok, make_task(name, cfg), steps=cfg.sft_steps, noise=cfg.sft_noise)
@@ -177,6 +179,7 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str) -> ReproResult:
     variance: dict[str, dict[str, Any]] = {}
     for name in cfg.variance_tasks:
         task = make_task(name, cfg)
+        progress(f"gradient variance on '{name}': {cfg.variance_groups} groups of 4, all estimators")
         vr = gradient_variance(bases[name], tok, task.prompts, task,
                                VarianceConfig(groups=cfg.variance_groups, max_new_tokens=cfg.max_new_tokens))
         variance[name] = asdict(vr)
@@ -203,6 +206,7 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str) -> ReproResult:
         drawdowns: dict[str, float] = {}
         for label, est, n in RUNS:
             steps = cfg.steps_n32 if n == 32 else cfg.steps_n32 * cfg.n4_step_factor
+            progress(f"training {label} on '{name}': {len(cfg.seeds)} seeds x {steps} steps")
             runs = [_train(bases[name], tok, task, est, n, steps, seed, cfg, eval_set) for seed in cfg.seeds]
             curves[label] = _summarise(runs)
             drawdowns[label] = sum(_drawdown(r["reward"]) for r in runs) / len(runs)
@@ -230,7 +234,7 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str) -> ReproResult:
             round(shares["OTB N=4"], 4), paper="negligible (forward-only proxy)", note=(
                 f"proxy + advantage time / step time in the OTB N=4 runs; GRPO N=4: {shares['GRPO N=4']:.4f}"))
         plot_reward_vs_tokens(curves, out / f"reward_vs_tokens_{name}.png", final32,
-                              f"(b) {name}: expected reward vs tokens")
+                              f"(b) {name}: expected reward vs tokens", claim_tokens=0.35 * total32)
         result.plots.append(f"reward_vs_tokens_{name}.png")
         result.extra[f"curves_{name}"] = curves
     return result

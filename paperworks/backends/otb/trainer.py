@@ -23,8 +23,8 @@ from torch import Tensor, nn
 from paperworks.backends.otb.estimators import (
     ESTIMATORS,
     compute_advantages,
+    logit_gradient_proxy,
     outcome_token_rewards,
-    sum_pi_squared,
     token_logprobs,
 )
 from paperworks.backends.otb.lora import apply_lora, lora_disabled
@@ -132,9 +132,9 @@ class PolicyGradientTrainer:
 
     @torch.no_grad()
     def _old_pass(self, ro: Rollout, times: dict[str, float]) -> tuple[Tensor, Tensor | None, Tensor | None]:
-        """Old log-probs ``(B, T)``, ``Σπ²`` (OTB only) and reference log-probs (KL only)."""
+        """Old log-probs ``(B, T)``, the logit-gradient proxy (OTB only) and reference log-probs (KL only)."""
         cfg, tokens = self.config, ro.response_ids
-        logps, spsqs, refs = [], [], []
+        logps, proxies, refs = [], [], []
         for sl in self._chunks(tokens.shape[0]):
             logits = response_logits(self.model, ro.input_ids[sl], ro.attention_mask[sl], ro.prompt_len,
                                      cfg.temperature)
@@ -142,7 +142,7 @@ class PolicyGradientTrainer:
             logps.append(logp)
             if cfg.estimator == "otb":
                 t0 = time.perf_counter()
-                spsqs.append(sum_pi_squared(logits, lse))
+                proxies.append(logit_gradient_proxy(logits, tokens[sl], lse))
                 times["proxy"] += time.perf_counter() - t0
             if cfg.kl_coef > 0:
                 ref, ctx = self._reference()
@@ -150,7 +150,7 @@ class PolicyGradientTrainer:
                     ref_logits = response_logits(ref, ro.input_ids[sl], ro.attention_mask[sl], ro.prompt_len,
                                                  cfg.temperature)
                 refs.append(token_logprobs(ref_logits, tokens[sl])[0])
-        return (torch.cat(logps), torch.cat(spsqs) if spsqs else None, torch.cat(refs) if refs else None)
+        return (torch.cat(logps), torch.cat(proxies) if proxies else None, torch.cat(refs) if refs else None)
 
     def step(self, prompts: list[str]) -> StepStats:
         """One RL step on ``prompts`` (each sampled ``group_size`` times)."""
@@ -163,11 +163,11 @@ class PolicyGradientTrainer:
         scores = torch.tensor([float(self.reward_fn(p, r)) for p, r in zip(ro.prompts, ro.responses, strict=True)],
                               device=ro.response_mask.device)
         t2 = time.perf_counter()
-        old_logp, spsq, ref_logp = self._old_pass(ro, times)
+        old_logp, proxy, ref_logp = self._old_pass(ro, times)
         t3 = time.perf_counter()
         mask = ro.response_mask.float()
         adv = compute_advantages(cfg.estimator, outcome_token_rewards(scores, mask), mask, ro.group_ids,
-                                 logprobs=old_logp, sum_pi_sq=spsq, zero_tail=cfg.otb_zero_tail)
+                                 proxy=proxy, zero_tail=cfg.otb_zero_tail)
         t4 = time.perf_counter()
         loss_v, kl_v, clip_v = self._update(ro, old_logp, ref_logp, adv, mask)
         t5 = time.perf_counter()

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 from torch.func import functional_call, vjp, vmap
 
-from paperworks.backends.otb.estimators import compute_advantages, outcome_token_rewards, sum_pi_squared, token_logprobs
+from paperworks.backends.otb.estimators import compute_advantages, logit_gradient_proxy, outcome_token_rewards
 from paperworks.backends.otb.policy import TokenizerLike
 from paperworks.backends.otb.rollout import response_logits, sample_groups
 from paperworks.backends.otb.trainer import RewardFn
@@ -108,10 +108,9 @@ def gradient_variance(model: nn.Module, tokenizer: TokenizerLike, prompts_fn: Ca
         mask = ro.response_mask.float()
         with torch.no_grad():
             logits = response_logits(model, ro.input_ids, ro.attention_mask, ro.prompt_len, cfg.temperature)
-            logp, lse = token_logprobs(logits, ro.response_ids)
-            spsq = sum_pi_squared(logits, lse)
+            proxy = logit_gradient_proxy(logits, ro.response_ids)
         tok_r = outcome_token_rewards(scores, mask)
-        adv = torch.stack([compute_advantages(name, tok_r, mask, ro.group_ids, logp, spsq)
+        adv = torch.stack([compute_advantages(name, tok_r, mask, ro.group_ids, proxy)
                            for name in cfg.estimators], dim=1)  # (B, E, T)
         tokens += ro.response_tokens
         rewards.extend(scores.tolist())

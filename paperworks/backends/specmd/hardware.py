@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from paperworks.backends.specmd._jit import njit
-from paperworks.backends.specmd.simulator import SimResult
+from paperworks.backends.specmd.result import SimResult
 from paperworks.backends.specmd.trace import Stream
 
 OLMOE_EXPERT_BYTES = 3 * 2048 * 1024 * 2

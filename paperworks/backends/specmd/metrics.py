@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from paperworks.backends.specmd.future import belady_keys
 from paperworks.backends.specmd.hardware import PRESETS, Hardware, model_latency
 from paperworks.backends.specmd.policies import POLICIES, Policy, get_policy
 from paperworks.backends.specmd.simulator import simulate
@@ -39,9 +40,10 @@ def capacity_slots(stream: Stream, fraction: float) -> int:
 
 def sweep(stream: Stream, cfg: SweepConfig | None = None) -> list[dict[str, Any]]:
     """One record per (policy, capacity): the simulation's counts, its hit rate, its share of Belady's
-    hits at that capacity, and modeled TTFT/decode latency per hardware preset."""
+    hits at that capacity (``None`` when Belady has no hits), and modeled TTFT/decode latency per hardware
+    preset."""
     cfg = cfg or SweepConfig()
-    nu = stream.next_uses()
+    nu = belady_keys(stream)
     hws = [PRESETS[h] if isinstance(h, str) else h for h in cfg.hardware]
     records: list[dict[str, Any]] = []
     for frac in cfg.capacities:
@@ -51,7 +53,7 @@ def sweep(stream: Stream, cfg: SweepConfig | None = None) -> list[dict[str, Any]
             pol = get_policy(p)
             res = simulate(stream, pol, cap, cfg.seed, cfg.use_hints, nu)
             rec: dict[str, Any] = {"fraction": frac, "prefetch": cfg.use_hints, **res.summary(),
-                                   "belady_share": round(res.hits / max(belady_hits, 1), 4)}
+                                   "belady_share": round(res.hits / belady_hits, 4) if belady_hits else None}
             for hw in hws:
                 lat = model_latency(stream, res, hw, cfg.use_hints)
                 rec[f"ttft_ms[{hw.name}]"] = round(lat.ttft_ms, 3)
@@ -66,3 +68,11 @@ def pick(records: list[dict[str, Any]], policy: str, fraction: float, prefetch: 
         if r["policy"] == policy and abs(r["fraction"] - fraction) < 1e-9 and r["prefetch"] == prefetch:
             return r
     raise KeyError(f"no record for {policy} at {fraction} (prefetch={prefetch})")
+
+
+def collision_ratio(records: list[dict[str, Any]], fraction: float, prefetch: bool) -> tuple[float | None, int, int]:
+    """LRU's collision misses over Least-Stale's at ``fraction`` (``None`` when Least-Stale has none), and the
+    two counts."""
+    lru = int(pick(records, "lru", fraction, prefetch)["collision_misses"])
+    ls = int(pick(records, "least-stale", fraction, prefetch)["collision_misses"])
+    return (round(lru / ls, 2) if ls else None), lru, ls

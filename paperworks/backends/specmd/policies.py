@@ -14,6 +14,13 @@ current row's layer, index and token. Write a new policy as such a function, wra
 :func:`paperworks.backends.specmd.simulator.simulate`: the built-in Least-Stale is no more special than
 that (its ``lists`` fast path is an optional speed-up with identical results).
 
+Pinning rule (the simulator's, for every policy): while a row runs, all of its experts are pinned, so a
+victim is chosen among the other entries; when every slot holds one of the row's experts (a row wider than the
+cache, e.g. a prefill chunk), the row's remaining experts stream through uncached. Under that rule Belady
+(farthest next use, with ``offline_admission``) is the offline optimum of demand misses without prefetching;
+with prefetch hints it is a strong offline reference, not a proven optimum (free prefetch loads can make it
+worth evicting an entry that a later hint brings back).
+
 Least-Stale (SpecMD) is a RECONSTRUCTION: the paper's code is not public. Rule used here: evict the
 entry whose layer comes round last from the current layer, i.e. the largest
 ``(layer - cur_layer - 1) mod L``, least recently used first on ties, and never evict a prefetched
@@ -65,7 +72,9 @@ def random_score(layer: float, last: float, ins: float, freq: float, next_use: f
 @njit
 def belady_score(layer: float, last: float, ins: float, freq: float, next_use: float, act: float,
                  act_tok: float, cur_layer: int, n_layers: int, now: int, token: int) -> float:
-    """Belady's MIN: evict the entry used furthest in the future (offline; needs the whole trace)."""
+    """Belady's MIN: evict the entry used furthest in the future (offline; needs the whole trace). With
+    ``Policy.offline_admission`` the simulator also streams through a missed expert that is needed later than
+    everything it could displace, which makes it the optimum of demand misses under the pinning rule."""
     return next_use
 
 
@@ -106,6 +115,11 @@ class Policy:
     lists: int = 0
     """Fast path with identical results: 1 = one recency list (LRU), 2 = per-layer recency lists taken in
     Least-Stale's layer order; 0 = scan every slot's score (any policy)."""
+    offline_admission: bool = False
+    """Belady's admission rule (needs the future): at each row keep, besides the pinned experts, only the
+    ``capacity - pinned`` entries and missed experts with the nearest next uses, streaming the other missed
+    experts through uncached; load a prefetch hint only if its expert is needed sooner than the entry it would
+    evict (and never one that is not used again)."""
 
 
 @njit
@@ -134,7 +148,7 @@ POLICIES: dict[str, Policy] = {
     "lfu": Policy("lfu", lfu_score, builtin=1),
     "fifo": Policy("fifo", fifo_score, builtin=2),
     "random": Policy("random", random_score, builtin=3),
-    "belady": Policy("belady", belady_score, online=False, builtin=4),
+    "belady": Policy("belady", belady_score, online=False, builtin=4, offline_admission=True),
     "moe-infinity": Policy("moe-infinity", activation_score, builtin=5),
     "least-stale": Policy("least-stale", least_stale_score, protect_prefetched=True, builtin=6, lists=2),
 }

@@ -4,35 +4,45 @@ Per row (one token, or a prefill chunk, at one layer): the row's experts are pin
 resident to compute the layer); each access hits, hits a prefetched-not-yet-used entry, or misses and
 loads the expert (evicting the policy's highest-scoring unpinned entry; with no candidate the expert
 streams through uncached). Then the row's prefetch hints load experts not already cached, evicting the
-same way (a hint with no candidate is dropped). A collision miss is a miss on an expert that was evicted
-earlier during the same token. The hot loop is one numba-compiled function shared by all policies.
+same way (a hint with no candidate is dropped). Belady (``Policy.offline_admission``) may also stream a missed
+expert through, or drop a hint, when caching it would displace something needed sooner. A collision miss is a
+miss on an expert that was evicted earlier during the same token. The hot loop is one numba-compiled function
+shared by all policies.
+
+Numba caches the compiled kernel on disk keyed by this file only: after editing a score function in
+``policies.py``, delete ``__pycache__/*.nbi``/``*.nbc`` here (or touch this file) so the kernel is rebuilt.
 """
 
 from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from paperworks.backends.specmd._jit import is_compiled, njit, njit_nocache
+from paperworks.backends.specmd.future import belady_keys
 from paperworks.backends.specmd.policies import ACT_DECAY as _DECAY
 from paperworks.backends.specmd.policies import Policy, get_policy
 from paperworks.backends.specmd.policies import builtin_score as _score
-from paperworks.backends.specmd.trace import Stream
+from paperworks.backends.specmd.result import SimResult
+from paperworks.backends.specmd.trace import NEVER, Stream
 
 HIT, MISS, PREFETCH_HIT = 0, 1, 2
 """Outcome codes of an access."""
+_NEVER = int(NEVER)
 
 
-def _kernel_src(pid: int, protect: bool, lists: int, capacity: int, n_layers: int, n_keys: int, seed: int,
-            row_ptr: Any, keys: Any, row_layer: Any, row_token: Any, hint_ptr: Any, hint_keys: Any,
-            next_acc: Any, next_hint: Any, outcome: Any, collision: Any, acc_pf: Any, hint_loaded: Any) -> Any:
+def _kernel_src(pid: int, protect: bool, lists: int, offline: bool, capacity: int, n_layers: int, n_keys: int,
+                seed: int, row_ptr: Any, keys: Any, row_layer: Any, row_token: Any, hint_ptr: Any, hint_keys: Any,
+                next_acc: Any, next_hint: Any, outcome: Any, collision: Any, acc_pf: Any, hint_loaded: Any) -> Any:
     """The hot loop. ``lists`` 0: a victim is the unpinned slot with the highest ``score``; 1: the LRU end
     of one recency list; 2: the LRU end of per-layer recency lists taken in Least-Stale's layer order
     (1 and 2 give the same victims as scanning LRU's and Least-Stale's scores, in O(1) instead of O(capacity)).
+    ``offline`` (Belady): at each row, admit only the missed experts among the ``capacity - pinned`` nearest next
+    uses of (unpinned cached entries + the row's missed experts), streaming the rest through; load a hint only
+    if its expert is needed sooner than the entry it would evict.
     Helpers are written inline on purpose: numba calls that pass arrays cost reference counting per call."""
     np.random.seed(seed)
     cap = capacity
@@ -59,6 +69,8 @@ def _kernel_src(pid: int, protect: bool, lists: int, capacity: int, n_layers: in
     act = np.zeros(n_keys)
     act_tok = np.zeros(n_keys, np.int64)
     layer_row = np.full(n_layers, -1, np.int64)  # last row that ran each layer
+    admit = np.ones(len(keys), np.bool_)  # offline: whether a missed access may take a slot
+    cand = np.zeros(m + 1 + (int(np.max(np.diff(row_ptr))) if len(row_ptr) > 1 else 0))
     decay = _DECAY ** np.arange(256.0)  # a table instead of a power per access
     per_layer = n_keys // n_layers
     used = 0
@@ -72,6 +84,40 @@ def _kernel_src(pid: int, protect: bool, lists: int, capacity: int, n_layers: in
         a1 = row_ptr[r + 1]
         for a in range(a0, a1):
             pinned[keys[a]] = r
+        if offline:  # which of the row's missed experts Belady keeps (the nearest next uses win the free slots)
+            n_c = 0
+            n_pin = 0
+            for c in range(used):
+                if pinned[slot_key[c]] == r:
+                    n_pin += 1
+                else:
+                    cand[n_c] = e_next[c]
+                    n_c += 1
+            n_cached = n_c
+            for a in range(a0, a1):
+                if slot_of[keys[a]] < 0:
+                    cand[n_c] = next_acc[a]
+                    n_c += 1
+            room = cap - n_pin
+            if n_c > room:
+                if room <= 0:
+                    thr = -1.0
+                    quota = 0
+                else:
+                    srt = np.sort(cand[:n_c])
+                    thr = srt[room - 1]
+                    quota = room
+                    for i in range(n_c):
+                        if cand[i] < thr or (i < n_cached and cand[i] == thr):
+                            quota -= 1
+                for a in range(a0, a1):
+                    if slot_of[keys[a]] < 0:
+                        v = float(next_acc[a])
+                        ok = v < thr
+                        if v == thr and quota > 0:
+                            ok = True
+                            quota -= 1
+                        admit[a] = ok
         # demand accesses (j < a1), then the row's prefetch hints (h = j - a1 + hint_ptr[r])
         for j in range(a0, a1 + hint_ptr[r + 1] - hint_ptr[r]):
             demand = j < a1
@@ -106,6 +152,10 @@ def _kernel_src(pid: int, protect: bool, lists: int, capacity: int, n_layers: in
                     outcome[j] = 1
                     if evicted_tok[k] == tok:
                         collision[j] = True
+                    if offline and not admit[j]:  # Belady streams it through uncached
+                        continue
+                elif offline and next_hint[h] >= _NEVER:  # never used again: not worth a load
+                    continue
                 if used < cap:
                     s = used
                     used += 1
@@ -123,6 +173,8 @@ def _kernel_src(pid: int, protect: bool, lists: int, capacity: int, n_layers: in
                             if v > best or s < 0:
                                 best = v
                                 s = c
+                        if offline and not demand and s >= 0 and best <= next_hint[h]:
+                            continue  # the hinted expert is needed no sooner than the victim: keep the victim
                     else:
                         for d in range(n_lists - 1, -1, -1):
                             c = tail[(cur + 1 + d) % n_lists]
@@ -200,63 +252,19 @@ def _custom_kernel(score: Callable[..., float]) -> Callable[..., Any]:
     return _CUSTOM[score]
 
 
-@dataclass
-class SimResult:
-    """What one simulation measured."""
-
-    policy: str
-    """Policy name."""
-    capacity: int
-    """Cache slots (experts)."""
-    accesses: int
-    """Demand accesses."""
-    hits: int
-    """Accesses found in the cache (including prefetched entries)."""
-    prefetch_hits: int
-    """Hits on an entry a prefetch loaded and nothing used before."""
-    misses: int
-    """Accesses that had to load the expert on demand."""
-    collision_misses: int
-    """Misses on an expert evicted earlier during the same token."""
-    prefetches: int
-    """Experts loaded by prefetch hints."""
-    wasted_prefetches: int
-    """Prefetched experts evicted before any use."""
-    evictions: int
-    """Entries evicted."""
-    outcome: np.ndarray
-    """int8 [A]: HIT, MISS or PREFETCH_HIT per access."""
-    acc_pf: np.ndarray
-    """int64 [A]: for PREFETCH_HIT accesses, the hint index that loaded the expert; else -1."""
-    hint_loaded: np.ndarray
-    """bool [H]: whether each hint loaded an expert."""
-
-    @property
-    def hit_rate(self) -> float:
-        """Hits per access."""
-        return self.hits / max(self.accesses, 1)
-
-    def summary(self) -> dict[str, float | int | str]:
-        """The scalar figures as a dict."""
-        return {"policy": self.policy, "capacity": self.capacity, "accesses": self.accesses, "hits": self.hits,
-                "hit_rate": round(self.hit_rate, 5), "prefetch_hits": self.prefetch_hits, "misses": self.misses,
-                "collision_misses": self.collision_misses, "prefetches": self.prefetches,
-                "wasted_prefetches": self.wasted_prefetches, "evictions": self.evictions}
-
-
 def simulate(stream: Stream, policy: str | Policy, capacity: int, seed: int = 0,
-             use_hints: bool = True, next_uses: tuple[np.ndarray, np.ndarray] | None = None,
+             use_hints: bool = True, future: tuple[np.ndarray, np.ndarray] | None = None,
              fast: bool = True) -> SimResult:
     """Run ``stream`` through a cache of ``capacity`` experts managed by ``policy``.
 
-    ``use_hints=False`` ignores the stream's prefetch hints; ``next_uses`` may pass a precomputed
-    :meth:`Stream.next_uses` (Belady's knowledge of the future) to save time across runs. ``fast=False``
+    ``use_hints=False`` ignores the stream's prefetch hints; ``future`` may pass a precomputed
+    :func:`~paperworks.backends.specmd.future.belady_keys` (Belady's knowledge) to save time across runs. ``fast=False``
     forces the generic score scan even for policies with a list-based fast path (same results).
     """
     pol = get_policy(policy)
     if capacity < 0:
         raise ValueError(f"capacity must be >= 0; got {capacity}")
-    na, nh = next_uses if next_uses is not None else stream.next_uses()
+    na, nh = future if future is not None else belady_keys(stream)
     hptr = stream.hint_ptr if use_hints else np.zeros_like(stream.hint_ptr)
     A, H = len(stream.keys), len(stream.hint_keys)
     outcome = np.zeros(A, np.int8)
@@ -265,10 +273,9 @@ def simulate(stream: Stream, policy: str | Policy, capacity: int, seed: int = 0,
     hint_loaded = np.zeros(H, np.bool_)
     lists = pol.lists if fast else 0
     kernel = _kernel if pol.builtin >= 0 else _custom_kernel(pol.score)
-    ev, wasted = kernel(pol.builtin, pol.protect_prefetched, lists, int(capacity), stream.n_layers,
-                            stream.n_keys, seed, stream.row_ptr, stream.keys, stream.row_layer, stream.row_token,
-                            hptr, stream.hint_keys,
-                            na, nh, outcome, collision, acc_pf, hint_loaded)
+    ev, wasted = kernel(pol.builtin, pol.protect_prefetched, lists, pol.offline_admission, int(capacity),
+                        stream.n_layers, stream.n_keys, seed, stream.row_ptr, stream.keys, stream.row_layer,
+                        stream.row_token, hptr, stream.hint_keys, na, nh, outcome, collision, acc_pf, hint_loaded)
     misses = int((outcome == MISS).sum())
     pfh = int((outcome == PREFETCH_HIT).sum())
     return SimResult(policy=pol.name, capacity=int(capacity), accesses=A, hits=A - misses, prefetch_hits=pfh,

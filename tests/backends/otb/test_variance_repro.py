@@ -50,15 +50,52 @@ def test_gradient_variance_invariants() -> None:
     assert all(v >= 0 for v in res.trace_cov.values())
 
 
+QUICK_RESULTS = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "repro_otb_quick" / "results.json"
+"""The committed seeded quick run (``paperworks repro otb --quick --out benchmarks/results/repro_otb_quick``)."""
+
+
+def _first_reach(curve: dict[str, list[float]], target: float) -> float | None:
+    """Tokens at which a mean reward curve first reaches ``target`` (written here, not imported)."""
+    return next((t for t, r in zip(curve["tokens"], curve["mean"], strict=True) if r >= target), None)
+
+
 def test_repro_quick(tmp_path: Path) -> None:
     from paperworks.backends.repro import run_repro
 
     result, path = run_repro("otb", tmp_path, quick=True)
     data = json.loads(path.read_text())
     assert data["name"] == "otb" and data["quick"] is True
+    assert data["command"] == f"paperworks repro otb --quick --out {tmp_path}"
     for plot in ("variance.png", "reward_vs_tokens_repeat.png"):
         assert (tmp_path / plot).stat().st_size > 1000
-    figs = data["figures"]
-    assert figs["var_ratio_otb_to_grpo_repeat"]["paper"]
-    assert "token_savings_otb_n4_vs_grpo_n32_repeat" in figs
-    assert 0 <= figs["otb_advantage_share_of_step_repeat"]["value"] < 1
+    figs = {k: v["value"] for k, v in data["figures"].items()}
+    assert data["figures"]["var_ratio_otb_to_grpo_repeat"]["paper"]
+    # (a) the variance figures are the diagnostic's trace-of-covariance ratios, and RLOO's advantages are N/(N-1)
+    # times Dr.GRPO's, so its variance is (4/3)^2 times as large
+    var = data["extra"]["variance"]["repeat"]
+    tr = var["trace_cov"]
+    for est in ("none", "rloo", "dr_grpo", "otb"):
+        assert figs[f"var_ratio_{est}_to_grpo_repeat"] == pytest.approx(tr[est] / tr["grpo"], abs=6e-4)
+    assert figs["var_ratio_otb_to_dr_grpo_repeat"] == pytest.approx(tr["otb"] / tr["dr_grpo"], abs=6e-4)
+    assert tr["rloo"] / tr["dr_grpo"] == pytest.approx((4 / 3) ** 2, rel=1e-3)
+    # (b) token savings and final rewards recomputed from the raw curves
+    curves = data["extra"]["curves_repeat"]
+    final32, total32 = curves["GRPO N=32"]["mean"][-1], curves["GRPO N=32"]["tokens"][-1]
+    assert len({c["mean"][0] for c in curves.values()}) == 1  # every run starts from the same warm-started policy
+    for label, tag in (("OTB N=4", "otb"), ("GRPO N=4", "grpo")):
+        for frac, suffix in ((1.0, ""), (0.95, "_95pct")):
+            reach = _first_reach(curves[label], frac * final32)
+            got = figs[f"token_savings_{tag}_n4_vs_grpo_n32{suffix}_repeat"]
+            assert got == (None if reach is None else pytest.approx(1 - reach / total32, abs=1e-3))
+        key = f"final_reward_{tag}_n4_repeat"
+        assert figs[key] == pytest.approx(curves[label]["mean"][-1], abs=1e-3)
+        assert 0 <= figs[key] <= 1
+    assert 0 <= figs["otb_advantage_share_of_step_repeat"] < 0.2
+    # the seeded run agrees with the committed one (tolerances allow another machine's float rounding)
+    ref = {k: v["value"] for k, v in json.loads(QUICK_RESULTS.read_text())["figures"].items()}
+    assert set(ref) == set(figs)
+    for key in ("var_ratio_otb_to_grpo_repeat", "var_ratio_dr_grpo_to_grpo_repeat", "var_ratio_otb_to_dr_grpo_repeat",
+                "var_ratio_none_to_grpo_repeat"):
+        assert figs[key] == pytest.approx(ref[key], rel=0.1), key
+    for key in ("final_reward_otb_n4_repeat", "final_reward_grpo_n4_repeat", "final_reward_grpo_n32_repeat"):
+        assert figs[key] == pytest.approx(ref[key], abs=0.1), key

@@ -47,7 +47,8 @@ def hits(trace: Trace, policy: str | Policy, cap: int, **kw: Any) -> int:
     ("lru", "AABCA", 2, 1),        # C evicts A (B is more recent)
     ("lfu", "AABCA", 2, 2),        # C evicts B (A was used twice)
     ("lru", "ABCADAB", 2, 1),
-    ("belady", "ABCADAB", 2, 2),   # C evicts B (needed last), D evicts C (never needed)
+    ("belady", "ABCADAB", 2, 3),   # C and D are never needed again: they stream through, A and B stay
+    ("belady", "ABCBACB", 2, 3),   # the first C streams through (needed after A and B): B, A, B hit
     ("random", "ABCABC", 3, 3),    # room for all: every re-use hits
 ])
 def test_single_layer_policies(policy: str, seq: str, cap: int, expected: int) -> None:

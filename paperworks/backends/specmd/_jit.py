@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -15,6 +17,33 @@ except ImportError:  # pragma: no cover
 
 HAVE_NUMBA = _numba is not None
 """Whether the simulator's hot loops are compiled."""
+
+_PKG = Path(__file__).resolve().parent
+
+
+def _drop_stale_cache(pkg: Path = _PKG) -> None:
+    """Delete numba's on-disk kernels when any source file of this package changed.
+
+    numba keys a cached kernel on the file of the jitted function only, so a kernel that inlines a score
+    function from another module (``policies.py``) would keep running the old code after that module is
+    edited. A stamp holding the hash of every ``.py`` file here decides; unwritable folders are left alone
+    (numba then caches nothing there either)."""
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(pkg.glob("*.py")))).hexdigest()[:16]
+    cache = pkg / "__pycache__"
+    stamp = cache / "numba-sources.stamp"
+    try:
+        if stamp.is_file() and stamp.read_text() == digest:
+            return
+        for f in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+
+
+if _numba is not None:  # pragma: no branch
+    _drop_stale_cache()
 
 
 def njit(fn: F) -> F:

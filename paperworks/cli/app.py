@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from paperworks import __version__
 from paperworks.core.errors import PaperworksError, UserError
@@ -21,7 +20,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one-line errors stay one line
 
 
 def _version(value: bool) -> None:
@@ -52,15 +51,22 @@ def list_cmd(
         console.print(getattr(listing, kind)())
 
 
-def _limits(time_limit: float | None, token_limit: int | None, cost_limit: float | None) -> Any:
+def _limits(time_limit: float | None, token_limit: int | None, cost_limit: float | None,
+            working_limit: float | None = None) -> Any:
     from paperworks.core.budget import Limits
 
-    return Limits(time_s=time_limit, tokens=token_limit, cost=cost_limit)
+    return Limits(time_s=time_limit, working_time_s=working_limit, tokens=token_limit, cost=cost_limit).validate()
 
 
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="litellm model string "
                                               "(default local/smollm2-135m).")]
 TimeOpt = Annotated[float | None, typer.Option("--time-limit", help="Wall-clock seconds for the run.")]
+WorkingOpt = Annotated[float | None, typer.Option("--working-limit", help="Working seconds for the run: wall "
+                                                  "time minus time queued for the model.")]
+RetriesOpt = Annotated[int | None, typer.Option("--max-retries", help="Retries of a failed model call "
+                                                "(rate limit, timeout, 5xx; default 4, 0 for local/...).")]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Seconds one model request may take "
+                                                  "before it is retried.")]
 TokenOpt = Annotated[int | None, typer.Option("--token-limit", help="Total tokens for the run.")]
 CostOpt = Annotated[float | None, typer.Option("--cost-limit", help="US dollars for the run.")]
 
@@ -77,8 +83,11 @@ def run(
                                                   "(temperature, max_tokens, top_p, ...).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for sampling and the run.")] = 0,
     time_limit: TimeOpt = None,
+    working_limit: WorkingOpt = None,
     token_limit: TokenOpt = None,
     cost_limit: CostOpt = None,
+    max_retries: RetriesOpt = None,
+    timeout: TimeoutOpt = None,
     recursion_limit: Annotated[int, typer.Option(help="Most graph steps (LangGraph recursion limit).")] = 100,
     cache: Annotated[bool, typer.Option(help="Answer repeated model requests from the response cache.")] = False,
     stream: Annotated[bool, typer.Option(help="Show model text as it is generated.")] = True,
@@ -88,24 +97,27 @@ def run(
     set_: Annotated[list[str] | None, typer.Option("--set", help="Parameter name=value for --edit.")] = None,
 ) -> None:
     """Run one workflow graph on one input; the run is recorded and can be resumed."""
-    from paperworks.cli.display import LiveView
+    from paperworks.cli.display import LiveView, print_outcome
     from paperworks.cli.inputs import parse_settings, read_input
+    from paperworks.core.lock import RunLock
     from paperworks.models import DEFAULT_MODEL
     from paperworks.workflows import runner
     from paperworks.workflows.registry import get_workflow
 
-    view = LiveView(console, verbose=not quiet)
+    view = LiveView(console)
     if edit:
         _edit_run(workflow, edit, parse_settings(set_ or [], "--set"))
         return
     if resume:
         run_dir = runner.open_for_resume(resume)
+        lock = RunLock(run_dir.path).acquire()  # a second writer is refused before anything is printed
         record = run_dir.read_record()
         if workflow and workflow != record.get("workflow"):
             raise UserError(f"run {run_dir.id} is a '{record.get('workflow')}' run, not '{workflow}'")
         if record.get("status") == "succeeded":
+            lock.release()
             console.print(f"run {run_dir.id} already finished; nothing to resume")
-            _print_outcome_record(record, str(run_dir.path))
+            print_outcome(console, err_console, record, str(run_dir.path), quiet)
             return
         update = None
     else:
@@ -115,24 +127,30 @@ def run(
         raw = read_input(input)
         run_dir = runner.create_run(
             spec, raw, model=model or DEFAULT_MODEL, config_values=parse_settings(config or [], "setting"),
-            limits=_limits(time_limit, token_limit, cost_limit), seed=seed,
+            limits=_limits(time_limit, token_limit, cost_limit, working_limit), seed=seed,
             generation=parse_settings(gen or [], "generation setting"), cache=cache,
-            recursion_limit=recursion_limit,
+            recursion_limit=recursion_limit, max_retries=max_retries, timeout=timeout,
         )
+        lock = RunLock(run_dir.path).acquire()
         update = spec.make_state(spec.parse_input(raw))
-    console.print(f"[dim]run dir: {run_dir.path}[/dim]")
+    if not quiet:
+        console.print(f"[dim]run dir: {run_dir.path}[/dim]")
     try:
-        outcome = runner.run_sync(runner.execute(run_dir, update, listeners=[view], stream=stream and not quiet,
+        listeners: list[Any] = [] if quiet else [view]
+        outcome = runner.run_sync(runner.execute(run_dir, update, listeners=listeners, stream=stream and not quiet,
                                                  model=model if resume else None))
     except KeyboardInterrupt:
         err_console.print(f"cancelled; continue with: paperworks run --resume {run_dir.id}")
         hard_exit(130)
-    _print_outcome_record(run_dir.read_record(), str(run_dir.path))
+    finally:
+        lock.release()
+    print_outcome(console, err_console, run_dir.read_record(), str(run_dir.path), quiet)
     if outcome.status != "succeeded":
         raise typer.Exit(1)
 
 
 def _edit_run(workflow: str | None, ref: str, overrides: dict[str, Any]) -> None:
+    from paperworks.cli.display import print_outcome
     from paperworks.core.runs import RunDir, now_iso
     from paperworks.workflows.registry import get_workflow
 
@@ -154,28 +172,9 @@ def _edit_run(workflow: str | None, ref: str, overrides: dict[str, Any]) -> None
     new.update_record(status=status, output=output, error=error, finished_at=now_iso())
     if output.get("unknown_params"):
         err_console.print(f"warning: the program has no parameter(s) {output['unknown_params']}")
-    _print_outcome_record(new.read_record(), str(new.path))
+    print_outcome(console, err_console, new.read_record(), str(new.path))
     if status != "succeeded":
         raise typer.Exit(1)
-
-
-def _print_outcome_record(record: dict[str, Any], path: str) -> None:
-    import json
-
-    from paperworks.cli.display import status_style
-
-    status = record.get("status", "?")
-    output = record.get("output")
-    if isinstance(output, dict) and "answer" in output:
-        console.print(f"[bold]answer:[/bold] {output['answer']}")
-    elif output is not None:
-        console.print(json.dumps(output, indent=2, ensure_ascii=False)[:4000])
-    usage = record.get("usage") or {}
-    console.print(f"[{status_style(status)}]{status}[/] · {usage.get('total_tokens', 0)} tokens · "
-                  f"${usage.get('cost', 0):.4f} · {record.get('elapsed_s', 0):.1f}s")
-    if record.get("error"):
-        err_console.print(f"error: {record['error']}")
-    console.print(f"run dir: {path}")
 
 
 @app.command()
@@ -186,32 +185,27 @@ def chat(
     seed: Annotated[int, typer.Option(help="Seed for sampling.")] = 0,
     token_limit: TokenOpt = None,
     cost_limit: CostOpt = None,
+    max_retries: RetriesOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Multi-turn chat with a workflow; the conversation persists and can be resumed."""
     from paperworks.cli.chat import chat_loop
 
     chat_loop(console, err_console, workflow=workflow, model=model, resume=resume, seed=seed,
-              limits=_limits(None, token_limit, cost_limit))
+              limits=_limits(None, token_limit, cost_limit), max_retries=max_retries, timeout=timeout)
 
 
 @app.command()
 def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20) -> None:
-    """Recent runs and their status."""
-    from paperworks.cli.display import status_style
+    """Recent runs and their status (a killed run shows as interrupted); evals with suite and score."""
+    from paperworks.cli.listing import runs_table
     from paperworks.core.runs import list_runs
 
     records = list_runs(limit=limit)
     if not records:
         console.print("no runs yet (they are created under ./runs, or $PAPERWORKS_RUNS_DIR)")
         return
-    table = Table("id", "kind", "workflow", "model", "status", "tokens", "seconds", "created")
-    for r in records:
-        status = r.get("status", "?")
-        table.add_row(r.get("id", "?"), r.get("kind", ""), r.get("workflow", r.get("suite", "")),
-                      r.get("model", ""), f"[{status_style(status)}]{status}[/]",
-                      str((r.get("usage") or {}).get("total_tokens", "")), f"{r.get('elapsed_s', 0):.1f}",
-                      str(r.get("created_at", "")))
-    console.print(table)
+    console.print(runs_table(records))
 
 
 def _register_eval_commands() -> None:
@@ -236,8 +230,32 @@ def hard_exit(code: int) -> None:
     os._exit(code)
 
 
+def exit_promptly(code: int) -> None:
+    """End the process with ``code`` once everything is written, without waiting for worker threads
+    still stuck in a blocking call (a cancelled decode, a provider's HTTP pool): Python would join
+    those at exit and keep a finished eval alive for hours. Plain ``sys.exit`` when none is left."""
+    import threading
+
+    lingering = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon
+                 and t.is_alive()]
+    if lingering:
+        hard_exit(code)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: one-line errors, exit 1 for user errors, 2 for usage errors, 130 for Ctrl-C."""
+    """Console entry point: one-line errors, exit 1 for user errors, 2 for usage errors, 130 for Ctrl-C.
+
+    The process exits as soon as the command's results are written (``exit_promptly``)."""
+    try:
+        _main(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        exit_promptly(code)
+    exit_promptly(0)
+
+
+def _main(argv: list[str] | None) -> None:
     command = typer.main.get_command(app)
     try:
         rc = command.main(args=argv, prog_name="paperworks", standalone_mode=False)
@@ -256,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
     except PaperworksError as exc:
         from paperworks.core.errors import one_line
 
-        err_console.print(f"error: {one_line(exc)}", markup=False, highlight=False)
+        err_console.print(f"error: {one_line(exc)}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except Exception as exc:
         if os.environ.get("PAPERWORKS_DEBUG"):
@@ -264,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
         from paperworks.core.errors import one_line
 
         err_console.print(f"internal error: {one_line(exc)} (PAPERWORKS_DEBUG=1 shows the traceback)",
-                          markup=False, highlight=False)
+                          markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
     if isinstance(rc, int) and rc:
         sys.exit(rc)

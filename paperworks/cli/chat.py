@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from paperworks.core.errors import UserError
+from paperworks.core.lock import RunLock
 
 HELP = "commands: /exit (or Ctrl-D) to leave, /usage for tokens so far, /help"
 
@@ -20,15 +21,17 @@ def _show_history(console: Console, state: dict[str, Any], last: int = 6) -> Non
 
 
 def chat_loop(console: Console, err_console: Console, *, workflow: str, model: str | None,
-              resume: str | None, seed: int, limits: Any) -> None:
+              resume: str | None, seed: int, limits: Any, max_retries: int | None = None,
+              timeout: float | None = None) -> None:
     """Read user lines until EOF or /exit; each line is one turn of the workflow."""
-    from paperworks.cli.display import LiveView
     from paperworks.models import DEFAULT_MODEL
     from paperworks.workflows import runner
     from paperworks.workflows.registry import get_workflow
 
+    lock: RunLock | None = None
     if resume:
         run = runner.open_for_resume(resume)
+        lock = RunLock(run.path).acquire()  # refused before anything is printed if another process has it
         record = run.read_record()
         spec = get_workflow(record["workflow"])
         console.print(f"resuming chat {run.id} ({spec.name}, model {model or record.get('model')})")
@@ -37,9 +40,23 @@ def chat_loop(console: Console, err_console: Console, *, workflow: str, model: s
         spec = get_workflow(workflow)
         if spec.chat_turn is None:
             raise UserError(f"workflow '{workflow}' does not support chat; use 'paperworks run {workflow}'")
-        run = runner.create_run(spec, None, model=model or DEFAULT_MODEL, limits=limits, seed=seed, kind="chat")
-    if spec.chat_turn is None:
-        raise UserError(f"workflow '{spec.name}' does not support chat")
+        run = runner.create_run(spec, None, model=model or DEFAULT_MODEL, limits=limits, seed=seed, kind="chat",
+                                max_retries=max_retries, timeout=timeout)
+    try:
+        if spec.chat_turn is None:
+            raise UserError(f"workflow '{spec.name}' does not support chat")
+        with RunLock(run.path):
+            _turns(console, err_console, run, spec, model if resume else None)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _turns(console: Console, err_console: Console, run: Any, spec: Any, model: str | None) -> None:
+    """The REPL itself, while the chat holds its run directory's lock."""
+    from paperworks.cli.display import LiveView
+    from paperworks.workflows import runner
+
     console.print(f"[dim]run dir: {run.path} · {HELP}[/dim]")
     view = LiveView(console, verbose=False, stream_prefix="[bold]assistant>[/bold] ")
     while True:
@@ -64,7 +81,7 @@ def chat_loop(console: Console, err_console: Console, *, workflow: str, model: s
         view.streamed = ""
         try:
             outcome = runner.run_sync(runner.execute(run, spec.chat_turn(text), listeners=[view], stream=True,
-                                                     model=model if resume else None))
+                                                     model=model))
         except KeyboardInterrupt:
             err_console.print("turn cancelled")
             continue

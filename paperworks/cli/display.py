@@ -52,10 +52,11 @@ class LiveView:
         elif kind == "node_end" and self.verbose:
             err = event.get("error")
             mark = "[red]✗[/red]" if err else "[green]✓[/green]"
+            # the error itself is printed once, as the run's "error:" line at the end
             c.print(f"{mark} {event.get('node')} [dim]{event.get('seconds', 0):.2f}s[/dim]"
-                    + (f" [red]{escape(err)}[/red]" if err else ""))
+                    + (" [red]failed[/red]" if err else ""))
         elif kind == "model_call" and self.verbose:
-            calls = event.get("tool_calls") or []
+            calls = [c.get("name", "?") if isinstance(c, dict) else str(c) for c in event.get("tool_calls") or []]
             what = f"→ tools {', '.join(calls)}" if calls else f"→ {escape(_short(event.get('text', ''), 80))}"
             cached = " cached" if event.get("cached") else ""
             c.print(f"  [dim]model {event.get('model')}: {event.get('prompt_tokens')}+"
@@ -74,4 +75,33 @@ class LiveView:
 def status_style(status: str) -> str:
     """Colour for a run status."""
     return {"succeeded": "green", "running": "blue", "cancelled": "yellow", "step_limit": "yellow",
-            "limit_exceeded": "yellow"}.get(status, "red")
+            "limit_exceeded": "yellow", "interrupted": "magenta"}.get(status, "red")
+
+
+def print_outcome(console: Console, err_console: Console, record: dict[str, Any], path: str,
+                  quiet: bool = False) -> None:
+    """How a run ended: its answer (or output), status, usage and time, the error once; ``quiet``: the
+    answer alone."""
+
+    status = record.get("status", "?")
+    output = record.get("output")
+    if quiet:  # the result alone: the answer (or the output), and the error if there is one
+        if isinstance(output, dict) and "answer" in output:
+            console.print(str(output["answer"]), markup=False, highlight=False)
+        elif output is not None:
+            console.print(json.dumps(output, ensure_ascii=False), markup=False, highlight=False)
+        if record.get("error"):
+            err_console.print(f"error: {record['error']}", markup=False, highlight=False)
+        return
+    if isinstance(output, dict) and "answer" in output:
+        console.print(f"[bold]answer:[/bold] {output['answer']}")
+    elif output is not None:
+        console.print(json.dumps(output, indent=2, ensure_ascii=False)[:4000])
+    usage = record.get("usage") or {}
+    limit = f" ({record['limit']})" if record.get("limit") else ""
+    console.print(f"[{status_style(status)}]{status}{limit}[/] · {usage.get('total_tokens', 0)} tokens · "
+                  f"${usage.get('cost', 0):.4f} · {record.get('elapsed_s', 0):.1f}s"
+                  + (f" ({record['waiting_s']:.1f}s waiting for the model)" if record.get("waiting_s") else ""))
+    if record.get("error"):
+        err_console.print(f"error: {record['error']}")
+    console.print(f"run dir: {path}")

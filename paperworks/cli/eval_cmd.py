@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one-line errors stay one line
 
 
 class _ProgressView:
@@ -39,9 +39,11 @@ def eval_command(
     epochs: Annotated[int | None, typer.Option(help="Runs per sample (default: the suite's).")] = None,
     seed: Annotated[int, typer.Option(help="Base seed (epoch e uses seed + e - 1).")] = 0,
     concurrency: Annotated[int | None, typer.Option(
-        help="Samples in flight at once (default 4; 1 for the in-process local model).")] = None,
+        help="Samples in flight at once (default 4; 1 for the torch-served local/...-torch models).")] = None,
     cache: Annotated[bool, typer.Option(help="Answer repeated model requests from the response cache.")] = False,
-    time_limit: Annotated[float | None, typer.Option(help="Seconds per sample.")] = None,
+    time_limit: Annotated[float | None, typer.Option(help="Wall-clock seconds per sample.")] = None,
+    working_limit: Annotated[float | None, typer.Option(help="Working seconds per sample: wall time minus "
+                                                         "time queued for the model.")] = None,
     token_limit: Annotated[int | None, typer.Option(help="Tokens per sample.")] = None,
     cost_limit: Annotated[float | None, typer.Option(help="US dollars per sample.")] = None,
     log_dir: Annotated[str | None, typer.Option(help="Where the run directory goes (default ./runs).")] = None,
@@ -50,19 +52,27 @@ def eval_command(
     executor: Annotated[str, typer.Option(help="local (asyncio) or ray.")] = "local",
     ray_address: Annotated[str | None, typer.Option(help="Existing Ray cluster (default: start a local one).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Eval run directory (or id) to finish.")] = None,
+    max_retries: Annotated[int | None, typer.Option("--max-retries", help="Retries of a failed model call "
+                                                    "(default 4, 0 for local/...).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds one model request may take "
+                                                  "before it is retried.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar; print only the results.")] = False,
 ) -> None:
     """Evaluate a workflow on a benchmark suite with a model; resumable after any interruption."""
+    from paperworks.core.lock import RunLock
     from paperworks.core.runs import RunDir
     from paperworks.eval import harness
     from paperworks.eval.metrics import format_table
     from paperworks.models import DEFAULT_MODEL
     from paperworks.workflows.runner import run_sync
 
+    say = (lambda *a, **k: None) if quiet else console.print
     if resume:
         run = RunDir.open(resume)
+        lock = RunLock(run.path).acquire()  # a second writer is refused in one line, before any output
         record = run.read_record()
         fail_on_error = fail_on_error if fail_on_error is not None else (record.get("args") or {}).get("fail_on_error")
-        console.print(f"resuming eval {run.id} ({record.get('suite')}, model {record.get('model')})")
+        say(f"resuming eval {run.id} ({record.get('suite')}, model {record.get('model')})")
     else:
         if suite is None:
             raise typer.BadParameter("give a SUITE (or --resume RUN_DIR)", param_hint="SUITE")
@@ -70,24 +80,32 @@ def eval_command(
             suite=suite, model=model or DEFAULT_MODEL, judge_model=judge_model, limit=limit,
             sample_ids=list(sample_id or []), epochs=epochs, seed=seed, cache=cache,
             concurrency=concurrency if concurrency is not None else
-            (1 if (model or DEFAULT_MODEL).startswith("local/") else 4),
-            time_limit=time_limit, token_limit=token_limit, cost_limit=cost_limit, log_dir=log_dir,
-            fail_on_error=fail_on_error, executor=executor, ray_address=ray_address))
+            (1 if (model or DEFAULT_MODEL).endswith("-torch") else 4),  # llama.cpp batches; torch serialises
+            time_limit=time_limit, working_limit=working_limit, token_limit=token_limit, cost_limit=cost_limit,
+            log_dir=log_dir, fail_on_error=fail_on_error, executor=executor, ray_address=ray_address,
+            max_retries=max_retries, timeout=timeout))
+        lock = RunLock(run.path).acquire()
         record = run.read_record()
-    console.print(f"[dim]run dir: {run.path}[/dim]")
+    say(f"[dim]run dir: {run.path}[/dim]")
     if record.get("limited"):
-        console.print("[yellow]--limit/--sample-id given: these results are for testing only[/yellow]")
-    view = _ProgressView()
+        say("[yellow]--limit/--sample-id given: these results are for testing only[/yellow]")
     try:
-        with view.bar:
-            results = run_sync(harness.run_eval(run, view))
+        if quiet:
+            results = run_sync(harness.run_eval(run))
+        else:
+            view = _ProgressView()
+            with view.bar:
+                results = run_sync(harness.run_eval(run, view))
     except KeyboardInterrupt:
         err_console.print(f"cancelled; finish with: paperworks eval --resume {run.path}")
         from paperworks.cli.app import hard_exit
 
         hard_exit(130)
         return
+    finally:
+        lock.release()
     console.print(format_table(results))
+    _print_errors(run.path)
     frac = harness.error_fraction(results, run)
     console.print(f"run dir: {run.path}  ·  paperworks view {run.path}")
     if fail_on_error is not None and frac > fail_on_error:
@@ -95,17 +113,55 @@ def eval_command(
         raise typer.Exit(1)
 
 
+def _print_errors(run_path: Path, limit: int = 3) -> None:
+    """Each distinct sample error once, with how many samples it failed (not one line per sample)."""
+    from collections import Counter
+
+    from paperworks.eval.samples_log import SamplesLog
+
+    counts = Counter(r.error for r in SamplesLog(run_path / "samples.jsonl").read()
+                     if r.error and r.error_kind not in ("step_limit", "limit_exceeded"))
+    for message, n in counts.most_common(limit):
+        err_console.print(f"error ({n} sample{'s' if n > 1 else ''}): {message}", markup=False, highlight=False)
+    if len(counts) > limit:
+        err_console.print(f"... and {len(counts) - limit} other errors (paperworks view {run_path})")
+
+
 def view_command(
-    run_dir: Annotated[str, typer.Argument(help="Eval run directory (or id).")],
+    run_dir: Annotated[str, typer.Argument(help="Run directory (or id): an eval, or a single run.")],
     out: Annotated[Path | None, typer.Option(help="HTML file to write (default RUN_DIR/report.html).")] = None,
+    sample: Annotated[list[str] | None, typer.Option("--sample", help="Only these samples' transcripts "
+                                                     "(id or id#epoch).")] = None,
+    transcripts: Annotated[int, typer.Option(help="Most sample transcripts to print.")] = 20,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary, no transcripts.")] = False,
 ) -> None:
-    """Summarise an eval run and write a self-contained HTML report."""
+    """Summarise a run: metrics, then each sample's conversation as a transcript; writes report.html."""
+    from paperworks.core.events import read_events
     from paperworks.core.runs import RunDir
+    from paperworks.eval.transcript import build_transcript, render_transcript
+
+    found = RunDir.open(run_dir)
+    if found.read_record().get("kind") != "eval":  # a single run or chat: its one conversation
+        console.print(render_transcript(build_transcript(read_events(found.events_path), found.path)))
+        return
     from paperworks.eval.view import load_run, summary, write_report
 
-    run = load_run(RunDir.open(run_dir).path)
+    run = load_run(found.path)
     for part in _as_list(summary(run)):
         console.print(part)
+    if not quiet:
+        wanted = set(sample or [])
+        chosen = [s for s in run.samples if not wanted or s.id in wanted or s.key in wanted]
+        for record in chosen[:transcripts]:
+            extra = f" ({record.limit} limit)" if record.limit else ""
+            timing = f"{record.time_s:.1f}s" + (f", working {record.working_s:.1f}s, waiting {record.waiting_s:.1f}s"
+                                                if record.working_s is not None and record.waiting_s else "")
+            console.rule(f"{record.key} · {record.status}{extra} · {timing}", align="left")
+            console.print(render_transcript(build_transcript(run.events.get(record.key, []), run.path)))
+            if record.error:
+                console.print(f"[red]error:[/red] {record.error}", markup=True, highlight=False)
+        if len(chosen) > transcripts:
+            console.print(f"[dim]{len(chosen) - transcripts} more samples: --transcripts N or --sample ID[/dim]")
     console.print(f"report: {write_report(run, out)}")
 
 

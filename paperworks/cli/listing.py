@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -59,4 +60,52 @@ def backends() -> Table:
         table.add_row(folder.name, doc[0].strip('"') if doc else "")
     if not found:
         table.add_row("(none yet)", "backends arrive with their issues (OTB, SpecMD, ...)")
+    return table
+
+
+def _results(record: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    try:
+        data = json.loads((Path(record.get("dir", "")) / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _score(record: dict[str, Any]) -> str:
+    """An eval's headline figure: its first accuracy (or first metric) ± stderr, from results.json;
+    for an unfinished eval, how many samples are done."""
+    folder = Path(record.get("dir", ""))
+    metrics = _results(record).get("metrics") or {}
+    name = next((k for k in metrics if k.endswith("/accuracy")), next(iter(metrics), None))
+    if name is not None:
+        metric = metrics[name]
+        err = f" ± {metric['stderr']:.3f}" if metric.get("stderr") is not None else ""
+        return f"{name.removesuffix('/accuracy')} {metric.get('value', 0):.3f}{err}"
+    samples = folder / "samples.jsonl"
+    done = sum(1 for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()) \
+        if samples.is_file() else 0
+    total = len(record.get("sample_ids") or []) * int(record.get("epochs") or 1)
+    return f"{done}/{total} samples done"
+
+
+def runs_table(records: list[dict[str, Any]]) -> Table:
+    """``paperworks runs``: status as shown (a killed run is ``interrupted``), an eval's suite and score."""
+    from rich.markup import escape
+
+    from paperworks.cli.display import status_style
+
+    table = Table("id", "kind", "task", "model", "status", "score", "tokens", "seconds", "created")
+    for column in (table.columns[0], table.columns[1], table.columns[4], table.columns[8]):
+        column.no_wrap = True
+    for r in records:
+        status = str(r.get("shown_status") or r.get("status", "?"))
+        eval_run = r.get("kind") == "eval"
+        what = f"{r.get('suite', '')} ({r.get('workflow', '')})" if eval_run else str(r.get("workflow", ""))
+        table.add_row(str(r.get("id", "?")), str(r.get("kind", "")), escape(what), escape(str(r.get("model", ""))),
+                      f"[{status_style(status)}]{status}[/]", _score(r) if eval_run else "",
+                      str((r.get("usage") or (_results(r).get("usage") if eval_run else None) or {})
+                          .get("total_tokens", "")), f"{float(r.get('elapsed_s') or 0):.1f}",
+                      str(r.get("created_at", ""))[5:16].replace("T", " "))
     return table

@@ -1,7 +1,10 @@
-"""Per-run accounting and limits: tokens, cost and wall time.
+"""Per-run accounting and limits: tokens, cost, wall time and working time.
 
 The runner installs a ``Budget`` in a context variable; the model gateway records every call's
 usage into it and checks the limits before each call, so a run stops at the first call past a limit.
+The gateway also reports the time a call spends queued for a model-concurrency slot
+(``begin_wait``/``end_wait``): working time is wall time minus that waiting, as in Inspect. The time
+limits themselves are enforced while the run is in a call (``paperworks.core.timelimit``).
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class Limits:
 
     time_s: float | None = None
     """Wall-clock seconds for the whole run (summed over resumes)."""
+    working_time_s: float | None = None
+    """Working seconds: wall time minus time spent queued for the model (summed over resumes)."""
     tokens: int | None = None
     """Prompt + completion tokens over all model calls of the run."""
     cost: float | None = None
@@ -62,20 +67,85 @@ class Limits:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def validate(self, flags: dict[str, str] | None = None) -> Limits:
+        """Every limit set must be > 0: a one-line ``UserError`` naming its flag otherwise."""
+        from paperworks.core.errors import UserError
+
+        names = {"time_s": "--time-limit", "working_time_s": "--working-limit", "tokens": "--token-limit",
+                 "cost": "--cost-limit", **(flags or {})}
+        for key, value in asdict(self).items():
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise UserError(f"{names[key]} must be greater than 0, got {value!r}")
+        return self
+
 
 class Budget:
     """Usage so far and the limits it must stay within."""
 
-    def __init__(self, limits: Limits | None = None, usage: Usage | None = None, elapsed_s: float = 0.0):
+    def __init__(self, limits: Limits | None = None, usage: Usage | None = None, elapsed_s: float = 0.0,
+                 waiting_s: float = 0.0):
         self.limits = limits or Limits()
         self.usage = usage or Usage()
         self._elapsed_before = elapsed_s
         self._start = time.monotonic()
+        self._waited = waiting_s
+        self._waits = 0
+        self._wait_since = 0.0
 
     @property
     def elapsed_s(self) -> float:
         """Seconds used by this run, earlier sessions of a resumed run included."""
         return self._elapsed_before + time.monotonic() - self._start
+
+    @property
+    def waiting_s(self) -> float:
+        """Seconds spent queued for a model slot (overlapping waits of parallel branches count once)."""
+        current = time.monotonic() - self._wait_since if self._waits else 0.0
+        return self._waited + current
+
+    @property
+    def working_s(self) -> float:
+        """Wall seconds minus waiting seconds."""
+        return max(0.0, self.elapsed_s - self.waiting_s)
+
+    @property
+    def waiting_now(self) -> bool:
+        """Whether some call of this run is queued for a model slot right now."""
+        return self._waits > 0
+
+    def begin_wait(self) -> None:
+        """A call of this run starts waiting for a model-concurrency slot."""
+        if self._waits == 0:
+            self._wait_since = time.monotonic()
+        self._waits += 1
+
+    def end_wait(self) -> None:
+        """That call got its slot (or gave up waiting)."""
+        self._waits = max(0, self._waits - 1)
+        if self._waits == 0:
+            self._waited += time.monotonic() - self._wait_since
+
+    def time_exceeded(self) -> LimitExceeded | None:
+        """The wall-clock or working-time limit, if one is exhausted."""
+        lim = self.limits
+        if lim.time_s is not None and self.elapsed_s >= lim.time_s:
+            return LimitExceeded("time", f"time limit of {lim.time_s:g} s reached ({self.elapsed_s:.1f} s used)")
+        if lim.working_time_s is not None and self.working_s >= lim.working_time_s:
+            return LimitExceeded("working_time", f"working-time limit of {lim.working_time_s:g} s reached "
+                                 f"({self.working_s:.1f} s working, {self.waiting_s:.1f} s waiting for the model)")
+        return None
+
+    def seconds_to_time_limit(self) -> float | None:
+        """A lower bound on the seconds until a time limit can be reached (None: no time limit).
+
+        Working time grows no faster than wall time, so sleeping this long never oversleeps."""
+        lim = self.limits
+        left = [lim.time_s - self.elapsed_s] if lim.time_s is not None else []
+        if lim.working_time_s is not None:
+            left.append(lim.working_time_s - self.working_s)
+        return max(0.0, min(left)) if left else None
 
     def record(self, usage: Usage) -> None:
         """Add one call's usage."""
@@ -84,8 +154,9 @@ class Budget:
     def exceeded(self) -> LimitExceeded | None:
         """The first limit that is exhausted, or None."""
         lim = self.limits
-        if lim.time_s is not None and self.elapsed_s >= lim.time_s:
-            return LimitExceeded("time", f"time limit of {lim.time_s:g} s reached ({self.elapsed_s:.1f} s used)")
+        timed = self.time_exceeded()
+        if timed is not None:
+            return timed
         if lim.tokens is not None and self.usage.total_tokens >= lim.tokens:
             return LimitExceeded(
                 "tokens", f"token limit of {lim.tokens} reached ({self.usage.total_tokens} tokens used)"

@@ -25,6 +25,8 @@ from paperworks.core.events import EventLog
 from paperworks.core.paths import runs_dir
 
 STATUSES = ("running", "succeeded", "failed", "cancelled", "limit_exceeded", "step_limit")
+SHOWN_STATUSES = (*STATUSES, "interrupted")
+"""``interrupted``: run.json still says running, but no process holds the run's lock (it was killed)."""
 _VERSIONED = ("torch", "transformers", "litellm", "langgraph", "pydantic")
 
 
@@ -146,8 +148,18 @@ class RunDir:
         return record
 
 
+def shown_status(record: dict[str, Any], path: Path) -> str:
+    """The status to show: ``interrupted`` for a "running" run whose writer is gone (killed)."""
+    from paperworks.core.lock import is_locked
+
+    status = str(record.get("status", "?"))
+    if status == "running" and not is_locked(path):
+        return "interrupted"
+    return status
+
+
 def list_runs(root: Path | None = None, limit: int = 20) -> list[dict[str, Any]]:
-    """The most recent runs' records (newest first), each with its ``dir``."""
+    """The most recent runs' records (newest first), each with its ``dir`` and its ``shown_status``."""
     root = root or runs_dir()
     if not root.is_dir():
         return []
@@ -158,6 +170,7 @@ def list_runs(root: Path | None = None, limit: int = 20) -> list[dict[str, Any]]
         except UserError:
             record = {"id": RunDir(path).id, "status": "unreadable"}
         record["dir"] = str(path)
+        record["shown_status"] = shown_status(record, path)
         out.append(record)
         if len(out) >= limit:
             break

@@ -16,6 +16,7 @@ from typing import Any
 
 from paperworks.core.budget import Limits, Usage
 from paperworks.core.errors import UserError
+from paperworks.core.lock import RunLock
 from paperworks.core.runs import RunDir, now_iso
 from paperworks.core.seeding import seed_everything
 from paperworks.eval.metrics import compute_results
@@ -42,6 +43,7 @@ class EvalArgs:
     concurrency: int = 4
     cache: bool = False
     time_limit: float | None = None
+    working_limit: float | None = None
     token_limit: int | None = None
     cost_limit: float | None = None
     log_dir: str | None = None
@@ -49,32 +51,55 @@ class EvalArgs:
     executor: str = "local"
     ray_address: str | None = None
     recursion_limit: int = 100
+    max_retries: int | None = None
+    timeout: float | None = None
 
 
-def create_eval(args: EvalArgs) -> RunDir:
-    """Validate the suite, the model and the options, then make the eval's run directory."""
-    from paperworks.models.gateway import validate_model_name
-
-    suite = load_suite(args.suite)
-    samples = suite.select(args.limit, args.sample_ids or None)
-    validate_model_name(args.model)
-    if any(s.name in JUDGED for s in suite.spec.scorers):
-        if not args.judge_model:
-            raise UserError(f"suite '{suite.spec.name}' is scored by a judge model: pass --judge-model")
-        validate_model_name(args.judge_model)
+def check_args(args: EvalArgs) -> None:
+    """The options alone, before anything is loaded: one-line ``UserError``s naming the flag."""
+    if args.epochs is not None and (isinstance(args.epochs, bool) or args.epochs < 1):
+        raise UserError(f"--epochs must be at least 1, got {args.epochs}")
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit must be at least 1, got {args.limit}")
     if args.concurrency < 1:
         raise UserError(f"--concurrency must be at least 1, got {args.concurrency}")
     if args.executor not in ("local", "ray"):
         raise UserError(f"--executor must be 'local' or 'ray', got '{args.executor}'")
+    if args.max_retries is not None and args.max_retries < 0:
+        raise UserError(f"--max-retries must be 0 or more, got {args.max_retries}")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UserError(f"--timeout must be greater than 0, got {args.timeout}")
+    if args.recursion_limit < 1:
+        raise UserError(f"--recursion-limit must be at least 1, got {args.recursion_limit}")
+    if args.fail_on_error is not None and not 0 <= args.fail_on_error <= 1:
+        raise UserError(f"--fail-on-error must be a fraction between 0 and 1, got {args.fail_on_error}")
+    Limits(time_s=args.time_limit, working_time_s=args.working_limit, tokens=args.token_limit,
+           cost=args.cost_limit).validate()
+
+
+def create_eval(args: EvalArgs) -> RunDir:
+    """Validate the options, the suite (scorers and targets included) and the model, then make the
+    eval's run directory. Nothing is created when anything is wrong."""
+    from paperworks.models.gateway import check_model
+    from paperworks.models.types import validate_generation
+
+    check_args(args)
+    suite = load_suite(args.suite)
+    samples = suite.select(args.limit, args.sample_ids or None)
+    validate_generation(suite.spec.generation, f"suite '{suite.spec.name}': generation")
+    check_model(args.model)
+    if any(s.name in JUDGED for s in suite.spec.scorers):
+        if not args.judge_model:
+            raise UserError(f"suite '{suite.spec.name}' is scored by a judge model: pass --judge-model")
+        check_model(args.judge_model)
     defaults = suite.spec.limits
-    limits = Limits(
-        time_s=args.time_limit if args.time_limit is not None else getattr(defaults, "time_s", None),
-        tokens=args.token_limit if args.token_limit is not None else getattr(defaults, "tokens", None),
-        cost=args.cost_limit if args.cost_limit is not None else getattr(defaults, "cost", None),
-    )
-    epochs = args.epochs or suite.spec.epochs
-    if epochs < 1:
-        raise UserError(f"--epochs must be at least 1, got {epochs}")
+
+    def pick(flag: Any, name: str) -> Any:
+        return flag if flag is not None else getattr(defaults, name, None)
+
+    limits = Limits(time_s=pick(args.time_limit, "time_s"), working_time_s=pick(args.working_limit, "working_time_s"),
+                    tokens=pick(args.token_limit, "tokens"), cost=pick(args.cost_limit, "cost")).validate()
+    epochs = args.epochs if args.epochs is not None else suite.spec.epochs
     root = Path(args.log_dir) if args.log_dir else None
     return RunDir.create(f"eval-{suite.spec.name}", {
         "kind": "eval", "suite": suite.spec.name, "suite_version": suite.spec.version,
@@ -134,7 +159,14 @@ def pending_work(run: RunDir, log: SamplesLog) -> tuple[EvalSetup, list[tuple[An
 
 
 async def run_eval(run: RunDir, on_progress: ProgressFn | None = None) -> Results:
-    """Run every unfinished (sample, epoch) of the eval, then write ``results.json``."""
+    """Run every unfinished (sample, epoch) of the eval, then write ``results.json``.
+
+    Holds the run directory's lock throughout: a second writer is refused with one line."""
+    with RunLock(run.path):
+        return await _run_eval(run, on_progress)
+
+
+async def _run_eval(run: RunDir, on_progress: ProgressFn | None) -> Results:
     log = SamplesLog(run.path / "samples.jsonl")
     setup, todo, done = pending_work(run, log)
     record = run.read_record()

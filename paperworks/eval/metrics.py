@@ -142,6 +142,10 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
             metrics[f"{name}/{key}"] = mean_stderr(values).to_dict()
 
     metrics["time_s/mean"] = mean_stderr([float(r.time_s or 0.0) for r in recs]).to_dict()
+    for field in ("working_s", "waiting_s"):  # recorded per sample since working-time limits exist
+        timed = [float(getattr(r, field)) for r in recs if getattr(r, field) is not None]
+        if timed:
+            metrics[f"{field}/mean"] = mean_stderr(timed).to_dict()
     metrics["tokens/mean"] = mean_stderr([_number(r.usage, "total_tokens") for r in recs]).to_dict()
     metrics["cost/mean"] = mean_stderr([_number(r.usage, "cost") for r in recs]).to_dict()
 
@@ -170,7 +174,7 @@ def total_usage(records: list[SampleRecord]) -> dict[str, Any]:
 def _fmt(name: str, value: float) -> str:
     if name.startswith("cost/"):
         return f"${value:.4f}"
-    if name.startswith(("tokens/", "time_s/")):
+    if name.startswith(("tokens/", "time_s/", "working_s/", "waiting_s/")):
         return f"{value:,.1f}"
     return f"{value:.3f}"
 

@@ -48,6 +48,13 @@ class SampleRecord:
     usage: dict[str, Any] = field(default_factory=dict)
     """``Usage.to_dict()`` of the sample's own model calls (judge calls are in the scores' details)."""
     time_s: float = 0.0
+    """Wall-clock seconds of the sample's workflow and scoring."""
+    working_s: float | None = None
+    """Wall seconds of the workflow minus ``waiting_s`` (what ``--working-limit`` bounds)."""
+    waiting_s: float | None = None
+    """Seconds the sample's model calls spent queued for a model-concurrency slot."""
+    limit: str | None = None
+    """Which limit stopped it (time, working_time, tokens, cost) when ``status`` is limit_exceeded."""
     started_at: str = ""
     finished_at: str = ""
     artifacts: list[str] = field(default_factory=list)

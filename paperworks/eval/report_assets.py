@@ -102,6 +102,17 @@ JS = """
       body.appendChild(t);
     }
     section(body, "Error" + (s.error_kind ? " (" + s.error_kind + ")" : ""), s.error, "err");
+    if (s.transcript && s.transcript.length) {
+      body.appendChild(el("h3", null, "Transcript"));
+      var tl = el("ol", "trace");
+      s.transcript.forEach(function (e) {
+        var li = el("li");
+        li.appendChild(el("span", "etype", e[0]));
+        li.appendChild(document.createTextNode(" " + e[1]));
+        tl.appendChild(li);
+      });
+      body.appendChild(tl);
+    }
     if (s.trace.length) {
       body.appendChild(el("h3", null, "Trace (" + s.trace.length + " events" +
         (s.trace_dropped ? ", " + s.trace_dropped + " more not shown" : "") + ")"));

@@ -40,6 +40,8 @@ class EvalSetup:
     cache: bool
     generation: dict[str, Any] = field(default_factory=dict)
     recursion_limit: int = 100
+    max_retries: int | None = None
+    timeout_s: float | None = None
 
     @classmethod
     def from_record(cls, run_dir: Path, record: dict[str, Any]) -> EvalSetup:
@@ -54,6 +56,7 @@ class EvalSetup:
             epochs=int(record["epochs"]), limits=Limits(**(record.get("limits") or {})),
             cache=bool(args.get("cache", False)), generation=dict(suite.spec.generation or {}),
             recursion_limit=int(args.get("recursion_limit", 100)),
+            max_retries=args.get("max_retries"), timeout_s=args.get("timeout"),
         )
 
 
@@ -75,11 +78,13 @@ async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, even
     log.listeners = [*log.listeners, count_retries]
     artifact_dir = setup.run_dir / "artifacts" / key
     ctx = RunContext(model=setup.model, seed=setup.seed + epoch - 1, generation=dict(setup.generation),
-                     cache=setup.cache, run_dir=str(setup.run_dir), artifact_dir=str(artifact_dir))
+                     cache=setup.cache, run_dir=str(setup.run_dir), artifact_dir=str(artifact_dir),
+                     max_retries=setup.max_retries, timeout_s=setup.timeout_s)
     graph_config = {"configurable": {"thread_id": key}, "recursion_limit": setup.recursion_limit}
     try:
         log.emit("sample_start", epoch=epoch)
         result = await run_thread(graph, setup.spec, graph_config, None, sample.input, ctx, budget, log)
+        working, waiting = round(budget.working_s, 3), round(budget.waiting_s, 3)
         scores: dict[str, dict[str, Any]] = {}
         error, error_kind = result.error, result.error_kind
         if result.status == "succeeded":
@@ -95,10 +100,12 @@ async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, even
         id=sample.id, epoch=epoch, input=sample.input, target=sample.target, output=result.output,
         scores=scores, status=result.status if not error_kind == "scorer_error" else "failed",
         error=error, error_kind=error_kind, usage=budget.usage.to_dict(), time_s=round(time.monotonic() - start, 3),
+        working_s=working, waiting_s=waiting, limit=result.limit,
         started_at=started, finished_at=now_iso(), artifacts=artifacts,
         metadata={**sample.metadata, "retries": retries},
     )
-    log.emit("sample_end", status=record.status, error=error, scores={k: v.get("value") for k, v in scores.items()})
+    log.emit("sample_end", status=record.status, error=error, limit=record.limit, time_s=record.time_s,
+             working_s=working, waiting_s=waiting, scores={k: v.get("value") for k, v in scores.items()})
     return record
 
 

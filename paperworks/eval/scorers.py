@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import re
 import unicodedata
 from collections.abc import Awaitable, Callable
@@ -21,6 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperworks.core.errors import UserError
+from paperworks.eval.numbers import (  # noqa: F401  (find_numbers, target_number: part of this API)
+    Number,
+    close_to,
+    final_answer_text,
+    find_numbers,
+    target_number,
+)
 from paperworks.eval.records import Sample, Score
 
 ScorerFn = Callable[..., Awaitable[Score]]
@@ -46,9 +52,12 @@ class Scorer:
     (pass/fail) or a number (a graded value).
     """
 
-    def __init__(self, name: str, fn: Callable[..., Any]) -> None:
+    def __init__(self, name: str, fn: Callable[..., Any],
+                 check: Callable[[Sample, dict[str, Any]], None] | None = None) -> None:
         self.name = name
         self.fn = fn
+        self.check = check
+        """``check(sample, args)`` raises ``UserError`` for a sample the scorer cannot score (its target)."""
         self.__doc__ = fn.__doc__
         params = list(inspect.signature(fn).parameters.values())[4:]
         self.open = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
@@ -62,6 +71,12 @@ class Scorer:
         if unknown and not self.open:
             raise UserError(f"scorer '{self.name}': unknown argument(s) {unknown}; "
                             f"it takes {self.params or 'no arguments'}")
+
+    def check_sample(self, sample: Sample, args: dict[str, Any]) -> None:
+        """Raise a one-line ``UserError`` (naming the row) if this scorer cannot use ``sample``;
+        the suite loader calls it for every row, so a bad target fails before the eval starts."""
+        if self.check is not None:
+            self.check(sample, args)
 
     async def __call__(self, sample: Sample, output: Any, answer: str, ctx: ScoreContext, **args: Any) -> Score:
         self.check_args(args)
@@ -91,12 +106,14 @@ SCORERS: dict[str, Scorer] = {}
 """Built-in scorers by name (aliases included)."""
 
 
-def register_scorer(name: str, *aliases: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: register ``fn`` as the scorer ``name`` (and its ``aliases``); returns ``fn`` unchanged."""
+def register_scorer(name: str, *aliases: str, check: Callable[[Sample, dict[str, Any]], None] | None = None
+                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register ``fn`` as the scorer ``name`` (and its ``aliases``); returns ``fn`` unchanged.
+    ``check(sample, args)`` validates each row at suite load (see ``Scorer.check_sample``)."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         for key in (name, *aliases):
-            SCORERS[key] = Scorer(key, fn)
+            SCORERS[key] = Scorer(key, fn, check)
         return fn
 
     return decorate
@@ -128,59 +145,7 @@ def extract_answer(output: Any, field: str = "answer") -> str:
 
 # ---------------------------------------------------------------------------------------- numbers
 
-_NUMBER = re.compile(
-    r"(?<![\w./])(?P<sign>[-+\u2212])?[$€£¥]?\s?"
-    r"(?:(?P<num>\d+)\s*/\s*(?P<den>\d+)(?![/\d])"
-    r"|(?P<dec>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d+)?)"
-    r"(?P<pct>\s?(?:%|percent\b))?"
-)
 _ANSWER_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is\s*:?|:)\s*", re.IGNORECASE)
-
-
-@dataclass
-class Number:
-    """A number found in text."""
-
-    value: float
-    percent: bool = False
-    """Written with ``%``: ``12%`` is 12, and also matches a target of 0.12."""
-
-
-def _number(m: re.Match[str]) -> Number | None:
-    if m.group("num") is not None:
-        den = float(m.group("den"))
-        if den == 0:
-            return None
-        value = float(m.group("num")) / den
-    else:
-        value = float(m.group("dec").replace(",", "") + (m.group("exp") or ""))
-    if m.group("sign") in ("-", "\u2212"):
-        value = -value
-    return Number(value, percent=m.group("pct") is not None)
-
-
-def find_numbers(text: str) -> list[Number]:
-    """Every number in ``text``: ``1,234``, ``$12.50``, ``12.5%``, ``3/4``, ``-2``, ``1.5e-3``."""
-    found = (_number(m) for m in _NUMBER.finditer(unicodedata.normalize("NFKC", text)))
-    return [n for n in found if n is not None and math.isfinite(n.value)]
-
-
-def target_number(target: Any) -> float | None:
-    """The target as a number when it is one (``5``, ``"1,234.5"``, ``"3/4"``, ``"$12"``), else None."""
-    if isinstance(target, bool) or target is None:
-        return None
-    if isinstance(target, int | float):
-        return float(target)
-    if not isinstance(target, str):
-        return None
-    m = _NUMBER.fullmatch(unicodedata.normalize("NFKC", target.strip()).rstrip("."))
-    number = _number(m) if m else None
-    return number.value if number else None
-
-
-def _close(a: Number, b: float, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
-    hit = math.isclose(a.value, b, rel_tol=rel_tol, abs_tol=abs_tol)
-    return hit or (a.percent and math.isclose(a.value / 100, b, rel_tol=rel_tol, abs_tol=abs_tol))
 
 
 def _text(value: Any) -> str:
@@ -197,13 +162,30 @@ def _require_target(sample: Sample, scorer: str) -> Any:
     return sample.target
 
 
+def _needs_target(scorer: str) -> Callable[[Sample, dict[str, Any]], None]:
+    def check(sample: Sample, args: dict[str, Any]) -> None:
+        _require_target(sample, scorer)
+
+    return check
+
+
+def _numeric_target(sample: Sample, args: dict[str, Any]) -> float:
+    """The sample's target as a number; a one-line error naming the row when it is not one."""
+    target = target_number(_require_target(sample, "numeric"))
+    if target is None:
+        where = f" ({sample.source})" if sample.source else ""
+        raise UserError(f"sample '{sample.id}'{where}: scorer 'numeric' needs a numeric target, "
+                        f"got {sample.target!r}")
+    return target
+
+
 def _alternatives(target: Any) -> list[str]:
     return [_text(t) for t in target] if isinstance(target, list | tuple) else [_text(target)]
 
 
 # ---------------------------------------------------------------------------------------- scorers
 
-@register_scorer("exact")
+@register_scorer("exact", check=_needs_target("exact"))
 async def exact(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *, case_sensitive: bool = True) -> Score:
     """The answer equals the target after stripping whitespace (a list target: any of its items)."""
     targets = _alternatives(_require_target(sample, "exact"))
@@ -214,7 +196,7 @@ async def exact(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *, 
                  explanation=None if passed else f"{got!r} != {' | '.join(repr(t) for t in targets)}")
 
 
-@register_scorer("includes")
+@register_scorer("includes", check=_needs_target("includes"))
 async def includes(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *,
                    case_sensitive: bool = False) -> Score:
     """The target occurs in the answer, case-insensitively by default (a list target: any of its items)."""
@@ -225,22 +207,27 @@ async def includes(sample: Sample, output: Any, answer: str, ctx: ScoreContext, 
                  explanation=None if passed else f"{' | '.join(repr(t) for t in targets)} not in the answer")
 
 
-@register_scorer("numeric")
+def _check_numeric(sample: Sample, args: dict[str, Any]) -> None:
+    _numeric_target(sample, args)
+
+
+@register_scorer("numeric", check=_check_numeric)
 async def numeric(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *, pick: str = "last",
                   rel_tol: float = 1e-6, abs_tol: float = 1e-9) -> Score:
-    """The number in the answer (the last one, or the first with ``pick="first"``) is close to the target."""
+    """The number the final answer states (the last one, or the first with ``pick="first"``; the one
+    right after "the answer is" when the answer says so) is close to the target. Only the final answer
+    is read (``final_answer_text``): never a number out of an error message or tool-call markup in it."""
     if pick not in ("last", "first"):
         raise UserError(f"scorer 'numeric': pick must be 'last' or 'first', not {pick!r}")
-    target = target_number(_require_target(sample, "numeric"))
-    if target is None:
-        where = f" ({sample.source})" if sample.source else ""
-        raise UserError(f"sample '{sample.id}'{where}: scorer 'numeric' needs a numeric target, "
-                        f"got {sample.target!r}")
-    numbers = find_numbers(answer)
+    target = _numeric_target(sample, {})
+    final, marked = final_answer_text(answer)
+    numbers = find_numbers(final)
     if not numbers:
-        return Score(value=0.0, passed=False, answer=answer, explanation="no number in answer")
-    got = numbers[-1] if pick == "last" else numbers[0]
-    passed = _close(got, target, float(rel_tol), float(abs_tol))
+        why = "no number in the final answer (numbers in error messages are not read)" if find_numbers(answer) \
+            else "no number in answer"
+        return Score(value=0.0, passed=False, answer=answer, explanation=why)
+    got = numbers[-1] if pick == "last" and not marked else numbers[0]  # "the answer is N, ...": N
+    passed = close_to(got, target, float(rel_tol), float(abs_tol))
     shown = f"{got.value:g}{'%' if got.percent else ''}"
     explanation = f"{shown} == {target:g}" if passed else f"|{got.value:g} - {target:g}| > tolerance"
     return Score(value=float(passed), passed=passed, answer=answer, explanation=explanation,
@@ -264,7 +251,7 @@ def _item_matches(got: str, want: Any) -> bool:
     number = target_number(want)
     if number is not None:
         found = _one_number(got)
-        return found is not None and _close(found, number)
+        return found is not None and close_to(found, number)
     return normalize_text(got) == normalize_text(_text(want))
 
 
@@ -283,7 +270,7 @@ def _answer_items(answer: str) -> list[str]:
     return _split(answer)
 
 
-@register_scorer("match", "quasi_exact")
+@register_scorer("match", "quasi_exact", check=_needs_target("match"))
 async def match(sample: Sample, output: Any, answer: str, ctx: ScoreContext) -> Score:
     """GAIA-style quasi-exact match.
 

@@ -12,16 +12,15 @@ a bare ``"{col}"`` keeps the column's JSON type, and a non-string value is passe
 from __future__ import annotations
 
 import json
-import os
 import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import paperworks
 from paperworks.core.errors import UserError, one_line
 from paperworks.eval.records import Sample
+from paperworks.eval.suite_paths import SUITE_FILE, display_path, evals_dirs, find_suite, suite_folders
 from paperworks.eval.suite_spec import (
     ScorerSpec,
     SuiteLimits,
@@ -37,7 +36,6 @@ from paperworks.workflows.registry import WorkflowSpec, get_workflow
 __all__ = ["ScorerSpec", "Suite", "SuiteLimits", "SuiteSpec", "evals_dirs", "find_suite", "list_suites",
            "load_suite"]
 
-SUITE_FILE = "suite.yaml"
 _BARE_FIELD = re.compile(r"^\{([^{}!:]+)\}$")
 _FORMATTER = string.Formatter()
 
@@ -74,59 +72,11 @@ class Suite:
         return list(chosen)
 
 
-def _display(path: Path) -> str:
-    """``path`` relative to the current directory when it lies inside it, else absolute."""
-    absolute = str(path)
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive
-        return absolute
-    return relative if not relative.startswith("..") and len(relative) < len(absolute) else absolute
-
-
-def evals_dirs() -> list[Path]:
-    """Where suites are looked up by name: ``PAPERWORKS_EVALS_DIR`` (if set), then the project's evals/."""
-    dirs = [Path(p).expanduser() for p in os.environ.get("PAPERWORKS_EVALS_DIR", "").split(os.pathsep) if p]
-    return [*dirs, Path(paperworks.__file__).resolve().parents[1] / "evals"]
-
-
-def _suite_folders() -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for root in evals_dirs():
-        if root.is_dir():
-            for spec_file in sorted(root.glob(f"*/{SUITE_FILE}")):
-                found.setdefault(spec_file.parent.name, spec_file.parent.resolve())
-    return found
-
-
-def find_suite(name_or_path: str) -> Path:
-    """A suite's folder, from its name (under ``evals_dirs()``) or a path to its folder or suite.yaml."""
-    path = Path(name_or_path).expanduser()
-    looks_like_path = os.sep in name_or_path or "/" in name_or_path or name_or_path.endswith((".yaml", ".yml")) \
-        or name_or_path in (".", "..")
-    if not looks_like_path:
-        folders = _suite_folders()
-        if name_or_path in folders:
-            return folders[name_or_path]
-        if not (path / SUITE_FILE).is_file():
-            known = ", ".join(sorted(folders)) or "none"
-            raise UserError(f"unknown suite '{name_or_path}'; known: {known}")
-    if path.is_dir():
-        if not (path / SUITE_FILE).is_file():
-            raise UserError(f"{_display(path)}: no {SUITE_FILE} in this folder")
-        return path.resolve()
-    if path.is_file():
-        if path.name != SUITE_FILE:
-            raise UserError(f"{_display(path)}: expected a suite folder or its {SUITE_FILE}")
-        return path.parent.resolve()
-    raise UserError(f"no suite folder or file '{name_or_path}'")
-
-
 def load_suite(name_or_path: str) -> Suite:
     """Load and check a suite and all its data rows; a one-line ``UserError`` at the first problem."""
     folder = find_suite(name_or_path)
     spec_file = folder / SUITE_FILE
-    shown = _display(spec_file)
+    shown = display_path(spec_file)
     raw, lines = read_suite_yaml(_read_text(spec_file, shown), shown)
     spec = validate_spec(raw, lines, shown)
     workflow = _check_spec(spec, folder, lines, shown)
@@ -138,13 +88,31 @@ def load_suite(name_or_path: str) -> Suite:
         if not path.is_file():
             raise UserError(f"{lines.where(shown, ('data', index))}: field 'data': data file '{name}' does not exist")
         samples.extend(_load_rows(path, spec, templates, workflow, first_at))
+    _check_scorers(spec, workflow, samples, lines, shown)
     return Suite(spec=spec, folder=folder, samples=samples)
+
+
+def _check_scorers(spec: SuiteSpec, workflow: WorkflowSpec, samples: list[Sample], lines: YamlLines,
+                   shown: str) -> None:
+    """Every scorer exists, takes its arguments and can use every row's target (e.g. ``numeric`` needs
+    numbers): the first problem is one line naming suite.yaml's line or the data row."""
+    from paperworks.eval.scorers import get_scorer
+
+    for index, scorer_spec in enumerate(spec.scorers):
+        where = lines.where(shown, ("scorers", index))
+        try:
+            scorer = get_scorer(scorer_spec.name, workflow.scorers)
+            scorer.check_args(scorer_spec.args or {})
+        except UserError as exc:
+            raise UserError(f"{where}: field 'scorers[{index}]': {exc}") from exc
+        for sample in samples:
+            scorer.check_sample(sample, scorer_spec.args or {})
 
 
 def list_suites() -> list[tuple[str, Suite | str]]:
     """Every suite found by name, sorted: the loaded ``Suite``, or the one-line error of a malformed one."""
     out: list[tuple[str, Suite | str]] = []
-    for name, folder in sorted(_suite_folders().items()):
+    for name, folder in sorted(suite_folders().items()):
         try:
             out.append((name, load_suite(str(folder))))
         except Exception as exc:  # a listing shows every suite, broken ones included
@@ -240,7 +208,7 @@ def _base(field_name: str) -> str:
 
 def _load_rows(path: Path, spec: SuiteSpec, templates: dict[str, _Template], workflow: WorkflowSpec,
                first_at: dict[str, str]) -> list[Sample]:
-    shown = _display(path)
+    shown = display_path(path)
     samples: list[Sample] = []
     for lineno, line in enumerate(_read_text(path, shown).split("\n"), start=1):
         if not line.strip():

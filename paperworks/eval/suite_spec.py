@@ -47,9 +47,12 @@ class SuiteLimits(BaseModel):
 
     time_s: float | None = _field(None, expected="a number of seconds > 0 (or null)", gt=0,
                                   doc="Wall-clock seconds per sample.")
+    working_time_s: float | None = _field(None, expected="a number of seconds > 0 (or null)", gt=0,
+                                          doc="Working seconds per sample: wall time minus time queued "
+                                          "for the model.")
     tokens: int | None = _field(None, expected="an integer > 0 (or null)", gt=0, strict=True,
                                 doc="Prompt + completion tokens per sample.")
-    cost: float | None = _field(None, expected="a dollar amount >= 0 (or null)", ge=0,
+    cost: float | None = _field(None, expected="a dollar amount > 0 (or null)", gt=0,
                                 doc="US dollars per sample.")
 
 

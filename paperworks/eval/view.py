@@ -27,6 +27,7 @@ from paperworks.core.errors import UserError
 from paperworks.core.runs import RunDir
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.report_assets import render_page
+from paperworks.eval.transcript import build_transcript, transcript_rows
 
 FIELD_CHARS = 4000
 """Longest text field embedded in the report (characters); longer ones are cut and marked."""
@@ -272,6 +273,7 @@ def _sample_data(sample: SampleRecord, events: list[dict[str, Any]], images: _Im
             "scores": scores, "error": _cut(sample.error), "error_kind": sample.error_kind,
             "time_s": sample.time_s, "tokens": usage.get("total_tokens"), "trace": trace,
             "trace_dropped": max(0, len(events) - EVENTS_PER_SAMPLE),
+            "transcript": transcript_rows(build_transcript(events, images.run_dir)),
             "artifacts": [images(a) for a in sample.artifacts]}
 
 

@@ -19,9 +19,17 @@ set_offline_env()
 import litellm  # noqa: E402
 
 from paperworks.core.budget import Usage, current_budget  # noqa: E402
-from paperworks.core.errors import ModelError, UserError, one_line  # noqa: E402
-from paperworks.core.events import emit  # noqa: E402
+from paperworks.core.errors import ModelError, UserError  # noqa: E402
+from paperworks.core.events import emit, store_blob  # noqa: E402
 from paperworks.models.cache import cache_key, shared_cache  # noqa: E402
+from paperworks.models.checks import (  # noqa: E402,F401  (re-exported: the gateway's API)
+    check_credentials,
+    check_model,
+    provider_message,
+    register_provider,
+    supports_vision,
+    validate_model_name,
+)
 from paperworks.models.types import Message, ModelResponse, ToolCall, parse_arguments  # noqa: E402
 
 litellm.suppress_debug_info = True
@@ -34,6 +42,8 @@ RETRYABLE: tuple[type[BaseException], ...] = (
     litellm.ServiceUnavailableError,
     litellm.InternalServerError,
 )
+_RETRIED: tuple[type[BaseException], ...] = (*RETRYABLE, TimeoutError)
+"""Retried errors: the provider's transient ones and an attempt over ``--timeout``."""
 GENERATION_KEYS = {
     "max_tokens", "temperature", "top_p", "top_k", "seed", "stop", "repetition_penalty",
     "presence_penalty", "frequency_penalty", "tool_choice", "response_format", "timeout", "tool_gate",
@@ -55,6 +65,8 @@ class GatewayConfig:
     """Most requests in flight to this model at once (per event loop)."""
     cache: bool = False
     """Answer identical requests from the on-disk response cache."""
+    timeout_s: float | None = None
+    """Seconds one attempt may take before it is abandoned (and retried, as a provider timeout)."""
 
 
 LOCAL_GENERATION_DEFAULTS: dict[str, Any] = {"max_tokens": 512, "repetition_penalty": 1.15}
@@ -68,43 +80,6 @@ def default_config(name: str) -> GatewayConfig:
     if name.startswith("local/"):
         return GatewayConfig(concurrency=1, max_retries=0)
     return GatewayConfig()
-
-
-def _register_provider(name: str) -> None:
-    """Make our in-process providers known to litellm, on first use of their prefix."""
-    prefix = name.split("/", 1)[0]
-    if any(e.get("provider") == prefix for e in litellm.custom_provider_map):
-        return
-    if prefix == "scripted":
-        from paperworks.models.scripted import ScriptedProvider
-
-        litellm.custom_provider_map.append({"provider": "scripted", "custom_handler": ScriptedProvider()})
-    elif prefix == "local":
-        from paperworks.models.local.provider import register
-
-        register()
-
-
-def supports_vision(name: str) -> bool:
-    """Whether litellm knows ``name`` to accept images (our local and scripted models do not)."""
-    if name.startswith(("local/", "scripted/")):
-        return False
-    try:
-        return bool(litellm.supports_vision(model=name))
-    except Exception:
-        return False
-
-
-def validate_model_name(name: str) -> None:
-    """Raise a one-line ``UserError`` if litellm cannot route ``name`` to a provider."""
-    _register_provider(name)
-    try:
-        litellm.get_llm_provider(name)
-    except Exception as exc:
-        raise UserError(
-            f"unknown model '{name}': give a litellm model string such as 'local/smollm2-135m', "
-            "'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5'"
-        ) from exc
 
 
 def _to_response(name: str, raw: Any, latency: float) -> ModelResponse:
@@ -136,6 +111,39 @@ def _to_response(name: str, raw: Any, latency: float) -> ModelResponse:
         model=name,
         finish_reason=str(choice.finish_reason or ""),
     )
+
+
+async def _acquire(semaphore: asyncio.Semaphore, budget: Any) -> float:
+    """Take a model-concurrency slot; the seconds spent queued count as the run's waiting time."""
+    if not semaphore.locked():
+        await semaphore.acquire()
+        return 0.0
+    start = time.monotonic()
+    if budget is not None:
+        budget.begin_wait()
+    try:
+        await semaphore.acquire()
+    finally:
+        if budget is not None:
+            budget.end_wait()
+    return time.monotonic() - start
+
+
+_configured: dict[tuple[str, bool, int | None, float | None], Model] = {}
+
+
+def model_for(name: str, *, cache: bool = False, max_retries: int | None = None,
+              timeout_s: float | None = None) -> Model:
+    """The shared ``Model`` for a name and the run's gateway settings (``--max-retries``, ``--timeout``)."""
+    key = (name, cache, max_retries, timeout_s)
+    if key not in _configured:
+        config = default_config(name)
+        config.cache = cache
+        if max_retries is not None:
+            config.max_retries = max_retries
+        config.timeout_s = timeout_s
+        _configured[key] = Model(name, config)
+    return _configured[key]
 
 
 class Model:
@@ -181,26 +189,33 @@ class Model:
         if key is not None:
             hit = shared_cache().get(key)
             if hit is not None:
-                self._account(hit, messages)
+                self._account(hit, messages, tools, config)
                 return hit
-        async with self._semaphore():
+        semaphore = self._semaphore()
+        waited = await _acquire(semaphore, budget)
+        try:
             response = await self._call_with_retries(messages, tools, stream, config)
+        finally:
+            semaphore.release()
         if key is not None:
             shared_cache().put(key, response)
-        self._account(response, messages)
+        self._account(response, messages, tools, config, waited)
         return response
 
-    def _account(self, response: ModelResponse, messages: list[Message]) -> None:
+    def _account(self, response: ModelResponse, messages: list[Message], tools: list[dict[str, Any]] | None = None,
+                 config: dict[str, Any] | None = None, waited: float = 0.0) -> None:
         budget = current_budget.get()
         if not response.cached:
             self.usage.add(response.usage)
             if budget is not None:
                 budget.record(response.usage)
+        prompt = store_blob({"model": self.name, "messages": messages, "tools": tools, "settings": config or {}})
         emit(
             "model_call", model=self.name, n_messages=len(messages), cached=response.cached,
             prompt_tokens=response.usage.prompt_tokens, completion_tokens=response.usage.completion_tokens,
-            cost=response.usage.cost, latency_s=round(response.latency_s, 3),
-            tool_calls=[tc.name for tc in response.tool_calls], text=response.text[:500],
+            cost=response.usage.cost, latency_s=round(response.latency_s, 3), waiting_s=round(waited, 3),
+            prompt=prompt, text=response.text, finish_reason=response.finish_reason,
+            tool_calls=[{"id": tc.id, "name": tc.name, "arguments": tc.arguments} for tc in response.tool_calls],
         )
 
     async def _call_with_retries(
@@ -209,30 +224,35 @@ class Model:
         kwargs: dict[str, Any] = dict(config)
         if tools:
             kwargs["tools"] = tools
+        if self.config.timeout_s is not None and "timeout" not in kwargs \
+                and not self.name.startswith(("local/", "scripted/")):
+            kwargs["timeout"] = self.config.timeout_s  # the HTTP client gives up too
         start = time.monotonic()
         attempt = 0
         while True:
             try:
-                if stream:
-                    raw = await self._stream(messages, kwargs)
-                else:
-                    raw = await litellm.acompletion(model=self.name, messages=messages, **kwargs)
+                async with asyncio.timeout(self.config.timeout_s):
+                    if stream:
+                        raw = await self._stream(messages, kwargs)
+                    else:
+                        raw = await litellm.acompletion(model=self.name, messages=messages, **kwargs)
                 return _to_response(self.name, raw, time.monotonic() - start)
-            except RETRYABLE as exc:
+            except _RETRIED as exc:
                 attempt += 1
+                if isinstance(exc, TimeoutError):
+                    exc = TimeoutError(f"no reply within --timeout {self.config.timeout_s:g} s")
                 if attempt > self.config.max_retries:
-                    raise ModelError(
-                        f"model '{self.name}' failed after {attempt} attempts: {one_line(exc, 200)}"
-                    ) from exc
+                    raise ModelError(f"model '{self.name}' failed after {attempt} attempt"
+                                     f"{'s' if attempt > 1 else ''}: {provider_message(exc)}") from exc
                 delay = min(self.config.backoff_max_s, self.config.backoff_s * 2 ** (attempt - 1))
                 delay *= 0.5 + random.random() / 2
                 emit("model_retry", model=self.name, attempt=attempt, delay_s=round(delay, 2),
-                     error=one_line(exc, 200))
+                     error=provider_message(exc))
                 await asyncio.sleep(delay)
             except (ModelError, UserError):
                 raise
             except Exception as exc:
-                raise ModelError(f"model '{self.name}': {one_line(exc, 250)}") from exc
+                raise ModelError(f"model '{self.name}': {provider_message(exc)}") from exc
 
     async def _stream(self, messages: list[Message], kwargs: dict[str, Any]) -> Any:
         chunks = []

@@ -5,7 +5,9 @@ messages already in the conversation, so a script is stateless and survives resu
 A reply is a string (text), or an object::
 
     {"text": "...", "tool_calls": [{"name": "calc", "arguments": {"expression": "2+2"}}],
-     "delay_s": 0.5,                 # sleep before answering
+     "delay_s": 0.5,                 # sleep before answering (cancellable, like a network call)
+     "block_s": 5,                   # block a worker thread that long first (like a decode that
+                                     # ignores cancellation; tests that the process still exits)
      "fail_first": 2, "error": "rate_limit",   # raise that provider error on the first 2 attempts
      "echo": true,                             # answer with the last user message instead of "text"
      "when": "some text"}                      # see below
@@ -81,6 +83,28 @@ def _load(name: str) -> tuple[list[Any], bool]:
     raise CustomLLMError(404, f"no script named '{name}' (register_script() it, or give a .json path)")
 
 
+def check_script(name: str) -> None:
+    """A one-line ``UserError`` unless ``scripted/<name>`` can answer: ``echo``, a registered script,
+    or a readable ``.json`` script file."""
+    from paperworks.core.errors import UserError
+
+    if name == "echo" or name in _SCRIPTS:
+        return
+    if Path(name).suffix != ".json":
+        raise UserError(f"unknown scripted model 'scripted/{name}': give scripted/echo, a registered script "
+                        "or a path to a .json script")
+    if not Path(name).is_file():
+        raise UserError(f"scripted model 'scripted/{name}': no script file {name}")
+    try:
+        _load(name)
+    except CustomLLMError as exc:
+        raise UserError(f"scripted model 'scripted/{name}': {exc.message}") from None
+
+
+def _block(reply: Any) -> float:
+    return float(reply.get("block_s", 0.0)) if isinstance(reply, dict) else 0.0
+
+
 def _last_user_text(messages: list[dict[str, Any]]) -> str:
     for msg in reversed(messages):
         if msg.get("role") == "user":
@@ -144,6 +168,22 @@ def _reply_at(model: str, replies: list[Any], index: int,
     return text, calls, float(reply.get("delay_s", 0.0))
 
 
+def _current_reply(model: str, messages: list[dict[str, Any]]) -> Any:
+    """The raw script entry ``scripted_reply`` answers with (None for echo or past the end)."""
+    if model == "echo":
+        return None
+    replies, repeat_last = _load(model)
+    conversation = " ".join(_content_text(m.get("content")) for m in messages)
+    for reply in replies:
+        if isinstance(reply, dict) and reply.get("when") and _matches(reply["when"], conversation):
+            return reply
+    ordered = [r for r in replies if not (isinstance(r, dict) and r.get("when"))]
+    index = sum(1 for m in messages if m.get("role") == "assistant")
+    if index >= len(ordered):
+        index = len(ordered) - 1 if repeat_last and ordered else -1
+    return ordered[index] if index >= 0 else None
+
+
 def _count(text: str) -> int:
     return max(1, len(text.split()))
 
@@ -160,6 +200,9 @@ class ScriptedProvider(CustomLLM):
 
     async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> litellm.ModelResponse:
         text, calls, delay = scripted_reply(model, messages)
+        block = _block(_current_reply(model, messages))
+        if block:
+            await asyncio.get_running_loop().run_in_executor(None, time.sleep, block)
         await asyncio.sleep(delay)
         model_response = kwargs.get("model_response") or args[3]
         prompt = sum(_count(str(m.get("content") or "")) for m in messages)

@@ -96,3 +96,44 @@ class ModelResponse:
             model=d.get("model", ""),
             finish_reason=d.get("finish_reason", ""),
         )
+
+
+_NUMBER_KEYS = {"temperature": (0.0, None), "top_p": (0.0, 1.0), "repetition_penalty": (0.0, None),
+                "presence_penalty": (-2.0, 2.0), "frequency_penalty": (-2.0, 2.0), "timeout": (0.0, None)}
+_INT_KEYS = {"max_tokens": 1, "top_k": 0, "seed": None}
+GENERATION_SETTINGS = sorted([*_NUMBER_KEYS, *_INT_KEYS, "stop", "tool_choice", "response_format", "tool_gate"])
+"""Generation settings a model call takes (``--gen key=value``, a suite's ``generation``)."""
+
+
+def validate_generation(settings: dict[str, Any], where: str = "--gen") -> dict[str, Any]:
+    """Check generation settings' names and types; a one-line ``UserError`` naming the bad one.
+
+    ``temperature=hot`` or ``max_tokens=0`` fail here, before a run exists, not at the first call."""
+    from paperworks.core.errors import UserError
+
+    for key, value in settings.items():
+        if key not in GENERATION_SETTINGS:
+            raise UserError(f"{where}: unknown generation setting '{key}'; known: {', '.join(GENERATION_SETTINGS)}")
+        if key in _NUMBER_KEYS:
+            low, high = _NUMBER_KEYS[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise UserError(f"{where}: {key} must be a number, got {value!r}")
+            if value < low or (high is not None and value > high) or (key in ("top_p", "timeout") and value <= 0):
+                span = f"in ({low:g}, {high:g}]" if key == "top_p" else (
+                    f"between {low:g} and {high:g}" if high is not None else
+                    (f"> {low:g}" if key == "timeout" else f">= {low:g}"))
+                raise UserError(f"{where}: {key} must be {span}, got {value!r}")
+        elif key in _INT_KEYS:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UserError(f"{where}: {key} must be an integer, got {value!r}")
+            minimum = _INT_KEYS[key]
+            if minimum is not None and value < minimum:
+                raise UserError(f"{where}: {key} must be >= {minimum}, got {value!r}")
+        elif key == "stop" and not (isinstance(value, str) or
+                                    (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            raise UserError(f"{where}: stop must be a string or a list of strings, got {value!r}")
+        elif key == "tool_choice" and not isinstance(value, str | dict):
+            raise UserError(f"{where}: tool_choice must be 'auto', 'none', 'required' or an object, got {value!r}")
+        elif key == "response_format" and not isinstance(value, dict):
+            raise UserError(f"{where}: response_format must be an object, got {value!r}")
+    return settings

@@ -32,7 +32,8 @@ class AgentConfig(BaseModel):
     """Settings of the ``agent`` workflow (``-c key=value``)."""
 
     max_steps: int = Field(8, ge=1, le=200, description="Model turns per task before stopping.")
-    tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOLS), description="Tools offered.")
+    tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOLS),
+                             description="Tools offered (default: calculate, the artifact files, list_workflows).")
     system: str | None = Field(None, description="System prompt (default: the agent's own).")
     tool_choice: Literal["auto", "first", "none"] = Field(
         "auto", description="auto: the model decides; first: the first turn of each task must call a tool "
@@ -60,6 +61,7 @@ def build_graph(config: AgentConfig | None = None) -> Any:
     from langgraph.graph import END, START, StateGraph
     from langgraph.runtime import Runtime
 
+    import paperworks.workflows.meta_tools  # noqa: F401  (registers list_workflows, one of the defaults)
     from paperworks.tools.registry import ToolContext, execute_call, get_tools
 
     cfg = config or AgentConfig.model_validate({})

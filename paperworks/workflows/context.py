@@ -30,6 +30,10 @@ class RunContext:
     """The run directory (None outside a recorded run)."""
     artifact_dir: str | None = None
     """Where this thread's artifacts go (default ``<run_dir>/artifacts``; an eval gives each sample its own)."""
+    max_retries: int | None = None
+    """Retries of a failed model call (``--max-retries``; None: the gateway's default for the model)."""
+    timeout_s: float | None = None
+    """Seconds one model call attempt may take (``--timeout``; None: no limit of its own)."""
 
     @property
     def artifacts(self) -> ArtifactStore | None:
@@ -40,6 +44,6 @@ class RunContext:
 
     def get_model(self) -> Model:
         """The gateway ``Model`` for this run's model string."""
-        from paperworks.models import get_model
+        from paperworks.models.gateway import model_for
 
-        return get_model(self.model, cache=self.cache)
+        return model_for(self.model, cache=self.cache, max_retries=self.max_retries, timeout_s=self.timeout_s)

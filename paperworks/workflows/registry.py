@@ -74,6 +74,11 @@ class WorkflowSpec:
             if values:
                 raise UserError(f"workflow '{self.name}' takes no settings (got {sorted(values)})")
             return None
+        known = list(self.config_model.model_fields)
+        unknown = [k for k in values if k not in known]
+        if unknown and self.config_model.model_config.get("extra") != "allow":
+            raise UserError(f"unknown setting {', '.join(repr(k) for k in unknown)} for workflow '{self.name}'; "
+                            f"valid settings: {', '.join(known)}")
         try:
             return self.config_model.model_validate(values)
         except ValidationError as exc:

@@ -6,23 +6,23 @@ resumes an interrupted run without re-running finished nodes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import json
 import time
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
+from paperworks.core.aio import run_sync
 from paperworks.core.budget import Budget, Limits, Usage, current_budget
 from paperworks.core.errors import LimitExceeded, ModelError, PaperworksError, UserError, one_line
-from paperworks.core.events import Listener, current_events
+from paperworks.core.events import Listener, current_events, to_jsonable
+from paperworks.core.lock import RunLock
 from paperworks.core.runs import RunDir, now_iso
 from paperworks.core.seeding import seed_everything
+from paperworks.core.timelimit import enforce_time_limits
 from paperworks.workflows.context import RunContext
 from paperworks.workflows.registry import WorkflowSpec, get_workflow
 
 DEFAULT_RECURSION_LIMIT = 100
-T = TypeVar("T")
 
 
 @dataclass
@@ -38,26 +38,35 @@ class RunOutcome:
 
 
 def _jsonable(value: Any) -> Any:
-    import json
-
     try:
         json.dumps(value)
         return value
     except (TypeError, ValueError):
-        return json.loads(json.dumps(value, default=str))
+        return to_jsonable(value)
 
 
 def create_run(
     spec: WorkflowSpec, raw_input: Any, *, model: str, config_values: dict[str, Any] | None = None,
     limits: Limits | None = None, seed: int = 0, generation: dict[str, Any] | None = None,
     cache: bool = False, kind: str = "run", recursion_limit: int = DEFAULT_RECURSION_LIMIT,
+    max_retries: int | None = None, timeout: float | None = None,
 ) -> RunDir:
-    """Validate everything, then make the run directory and its ``run.json``."""
-    from paperworks.models.gateway import validate_model_name
+    """Validate everything (input, settings, generation settings, limits, the model and its
+    credentials), then make the run directory and its ``run.json``; nothing is created on an error."""
+    from paperworks.models.gateway import check_model
+    from paperworks.models.types import validate_generation
 
+    (limits or Limits()).validate()
+    if recursion_limit < 1:
+        raise UserError(f"--recursion-limit must be at least 1, got {recursion_limit}")
+    if max_retries is not None and max_retries < 0:
+        raise UserError(f"--max-retries must be 0 or more, got {max_retries}")
+    if timeout is not None and not timeout > 0:
+        raise UserError(f"--timeout must be greater than 0, got {timeout}")
+    validate_generation(generation or {})
     parsed_input = spec.parse_input(raw_input) if raw_input is not None else None
     config = spec.parse_config(config_values or {})
-    validate_model_name(model)
+    check_model(model)
     return RunDir.create(spec.name, {
         "kind": kind,
         "workflow": spec.name,
@@ -69,6 +78,8 @@ def create_run(
         "generation": generation or {},
         "cache": cache,
         "recursion_limit": recursion_limit,
+        "max_retries": max_retries,
+        "timeout": timeout,
         "usage": Usage().to_dict(),
         "elapsed_s": 0.0,
     })
@@ -83,18 +94,31 @@ async def execute(
     ``update`` is the graph input: the initial state, a chat turn, or None to continue from the
     last checkpoint (a resume). ``model`` overrides the recorded model (recorded too).
     """
+    with RunLock(run.path):
+        return await _execute(run, update, listeners=listeners, stream=stream, model=model)
+
+
+async def _execute(
+    run: RunDir, update: dict[str, Any] | None, *, listeners: list[Listener] | None, stream: bool,
+    model: str | None,
+) -> RunOutcome:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     record = run.read_record()
     spec = get_workflow(record["workflow"])
     if model and model != record.get("model"):
+        from paperworks.models.gateway import check_model
+
+        check_model(model)
         record = run.update_record(model=model)
     config = spec.parse_config(record.get("config") or {})
     limits = Limits(**(record.get("limits") or {}))
-    budget = Budget(limits, Usage.from_dict(record.get("usage") or {}), float(record.get("elapsed_s", 0.0)))
+    budget = Budget(limits, Usage.from_dict(record.get("usage") or {}), float(record.get("elapsed_s", 0.0)),
+                    float(record.get("waiting_s", 0.0)))
     ctx = RunContext(model=record["model"], seed=int(record.get("seed", 0)),
                      generation=dict(record.get("generation") or {}), cache=bool(record.get("cache")),
-                     stream=stream, run_dir=str(run.path))
+                     stream=stream, run_dir=str(run.path), max_retries=record.get("max_retries"),
+                     timeout_s=record.get("timeout"))
     seed_everything(ctx.seed)
     events = run.events(listeners)
     tokens = (current_events.set(events), current_budget.set(budget))
@@ -102,20 +126,22 @@ async def execute(
                                     "recursion_limit": int(record.get("recursion_limit", DEFAULT_RECURSION_LIMIT))}
     run.update_record(status="running", error=None)
     events.emit("run_start", run_id=run.id, workflow=spec.name, model=ctx.model, resumed=update is None)
-    status, output, error = "failed", None, None
+    status, output, error, limit = "failed", None, None, None
     try:
         async with AsyncSqliteSaver.from_conn_string(str(run.checkpoints_path)) as saver:
             graph = spec.build_graph(config).compile(checkpointer=saver)
             result = await run_thread(graph, spec, graph_config, update, record.get("input"), ctx, budget, events)
-        status, output, error = result.status, result.output, result.error
+        status, output, error, limit = result.status, result.output, result.error, result.limit
     except (asyncio.CancelledError, KeyboardInterrupt):
         status, error = "cancelled", "cancelled by the user"
         raise
     finally:
         run.update_record(status=status, error=error, output=output, usage=budget.usage.to_dict(),
-                          elapsed_s=round(budget.elapsed_s, 3), finished_at=now_iso())
+                          elapsed_s=round(budget.elapsed_s, 3), working_s=round(budget.working_s, 3),
+                          waiting_s=round(budget.waiting_s, 3), limit=limit, finished_at=now_iso())
         events.emit("run_end", status=status, error=error, usage=budget.usage.to_dict(),
-                    elapsed_s=round(budget.elapsed_s, 3))
+                    elapsed_s=round(budget.elapsed_s, 3), working_s=round(budget.working_s, 3),
+                    waiting_s=round(budget.waiting_s, 3))
         current_events.reset(tokens[0])
         current_budget.reset(tokens[1])
     return RunOutcome(run, status, output, error, budget.usage, budget.elapsed_s)
@@ -129,6 +155,8 @@ class ThreadResult:
     output: Any = None
     error: str | None = None
     error_kind: str | None = None
+    limit: str | None = None
+    """Which limit ended it (time, working_time, tokens, cost) when the status is limit_exceeded."""
 
 
 async def run_thread(
@@ -162,7 +190,7 @@ async def run_thread(
         return ThreadResult(status, output, str(message or status), status)
     except LimitExceeded as exc:
         events.emit("limit", kind=exc.kind, message=str(exc))
-        return ThreadResult("limit_exceeded", None, str(exc), "limit_exceeded")
+        return ThreadResult("limit_exceeded", None, str(exc), "limit_exceeded", limit=exc.kind)
     except ModelError as exc:
         return ThreadResult("failed", None, one_line(exc), "model_error")
     except UserError as exc:
@@ -185,63 +213,38 @@ def _graph_error(exc: Exception) -> str:
 
 async def _stream(graph: Any, update: dict[str, Any] | None, graph_config: dict[str, Any], ctx: RunContext,
                   budget: Budget, events: Any) -> None:
+    """Stream the graph to its end, recording node events; a time limit cancels it mid-call."""
     starts: dict[str, float] = {}
-    remaining = None if budget.limits.time_s is None else max(0.0, budget.limits.time_s - budget.elapsed_s)
-    try:
-        async with asyncio.timeout(remaining):
-            async for mode, chunk in graph.astream(update, graph_config, context=ctx,
-                                                   stream_mode=["tasks", "updates"]):
-                if mode != "tasks":
-                    continue
-                if "input" in chunk:
-                    starts[chunk["id"]] = time.monotonic()
-                    events.emit("node_start", node=chunk["name"])
-                else:
-                    took = time.monotonic() - starts.pop(chunk["id"], time.monotonic())
-                    err = chunk.get("error")
-                    events.emit("node_end", node=chunk["name"], seconds=round(took, 3),
-                                error=one_line(err) if err else None,
-                                update=_summarise(chunk.get("result")))
-                budget.check()
-    except TimeoutError as exc:
-        raise LimitExceeded("time", f"time limit of {budget.limits.time_s:g} s reached") from exc
+    async with enforce_time_limits(budget):
+        async for mode, chunk in graph.astream(update, graph_config, context=ctx,
+                                               stream_mode=["tasks", "updates"]):
+            if mode != "tasks":
+                continue
+            if "input" in chunk:
+                starts[chunk["id"]] = time.monotonic()
+                events.emit("node_start", node=chunk["name"])
+            else:
+                took = time.monotonic() - starts.pop(chunk["id"], time.monotonic())
+                err = chunk.get("error")
+                events.emit("node_end", node=chunk["name"], seconds=round(took, 3),
+                            error=one_line(err) if err else None,
+                            update=_summarise(chunk.get("result")))
+            budget.check()
 
 
-def _summarise(result: Any, limit: int = 300) -> Any:
-    """A short, JSON-able view of a node's state update for the event log."""
+def _summarise(result: Any, limit: int = 2000) -> Any:
+    """A JSON view of a node's state update for the event log: ``messages`` in full (the trace),
+    other values as JSON when short, else the start of their JSON text marked as cut."""
     if not isinstance(result, dict):
         return None
     out: dict[str, Any] = {}
-    for key, value in result.items():
-        text = str(value)
-        out[key] = value if len(text) <= limit and isinstance(value, (int, float, str, bool)) else text[:limit]
+    for key, value in to_jsonable(result).items():
+        if key == "messages":
+            out[key] = value
+            continue
+        text = json.dumps(value, ensure_ascii=False)
+        out[key] = value if len(text) <= limit else {"truncated": True, "json": text[:limit]}
     return out
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a runner coroutine from synchronous code (the CLI).
-
-    Unlike ``asyncio.run``, Ctrl-C cancels the run (so it records "cancelled") and then returns at
-    once, without waiting for worker threads that may be stuck in a blocking call; the caller ends
-    the process (``os._exit``) in that case.
-    """
-    loop = asyncio.new_event_loop()
-    executor = ThreadPoolExecutor(thread_name_prefix="paperworks")
-    loop.set_default_executor(executor)
-    task = loop.create_task(coro)
-    try:
-        return loop.run_until_complete(task)
-    except KeyboardInterrupt:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt):
-                loop.run_until_complete(task)
-        raise
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
 
 
 def open_for_resume(ref: str) -> RunDir:

@@ -348,3 +348,23 @@ def test_build_messages_holds_question_answer_and_reference() -> None:
     with_partial = build_messages(sample, "", None, partial_credit=True)
     assert "- P:" in with_partial[0]["content"] and "(empty)" in with_partial[-1]["content"]
     assert "none given" in with_partial[-1]["content"]
+
+
+@pytest.mark.parametrize(("answer", "target"), [
+    ("error: invalid expression at position 3", 3),
+    ("Error: calculate failed: division by zero at line 1", 1),
+    ("ZeroDivisionError: 7 divided by zero", 7),
+    ("I could not finish.\nerror: tool 'calculate' timed out after 30 s", 30),
+    ('<tool_call>[{"name": "calculate", "arguments": {"expression": "17*23"}}]</tool_call>', 17),
+])
+def test_numeric_never_reads_a_number_out_of_an_error_message(answer: str, target: int) -> None:
+    result = score("numeric", answer, target)
+    assert result.passed is False, result
+    assert "error messages are not read" in (result.explanation or "")
+
+
+def test_numeric_reads_the_final_answer_only() -> None:
+    assert score("numeric", "Step 1: 17 * 23 = 391.\nThe answer is 391.", 391).passed
+    assert not score("numeric", "The answer is 391, after 3 steps", 3).passed  # not a number before the mark
+    assert score("numeric", "calculate gave 391\nerror: retry limit 2 reached", 391).passed
+    assert not score("numeric", "calculate gave 391\nerror: retry limit 2 reached", 2).passed

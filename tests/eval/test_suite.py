@@ -37,6 +37,7 @@ def test_arith_suite_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [s.name for s in suite.spec.scorers] == ["numeric"]
     assert suite.spec.scorers[0].args == {"rel_tol": 1e-6}
     assert suite.spec.config["max_steps"] == 4 and suite.spec.limits.tokens == 6000
+    assert suite.spec.limits.working_time_s == 120  # queueing for the shared model is not working time
     first = suite.samples[0]
     assert first.id == "arith-001" and first.source == "evals/arith/data.jsonl:1"
     assert first.input["task"].endswith("reply with just the final number.")
@@ -70,7 +71,8 @@ def test_judged_suite_loads() -> None:
 def test_templates_render_text_and_keep_types(tmp_path: Path) -> None:
     suite_yaml = ('name: t\nworkflow: agent\ndata: [a.jsonl, b.jsonl]\n'
                   'input:\n  task: "Q: {question} ({meta[level]})"\n'
-                  'target: "answer"\nmetadata: level\nscorers:\n  - numeric\n  - name: exact\n    args: {x: 1}\n'
+                  'target: "answer"\nmetadata: level\nscorers:\n  - includes\n'
+                  '  - name: exact\n    args: {case_sensitive: false}\n'
                   'version: 2\nepochs: 3\nlimits: {time_s: 5}\n')
     folder = make_suite(tmp_path, suite_yaml, data=None, name="t")
     (folder / "a.jsonl").write_text('\n{"question": "1+1", "answer": [2, 3], "meta": {"level": "easy"}, "level": 1}\n')
@@ -81,7 +83,7 @@ def test_templates_render_text_and_keep_types(tmp_path: Path) -> None:
     assert suite.samples[1].input == {"task": "Q: {x} (hard)"}  # braces in a value are not re-expanded
     assert suite.samples[0].target == [2, 3] and suite.samples[1].target == 2.5
     assert suite.samples[0].metadata == {"level": 1}
-    assert [(s.name, s.args) for s in suite.spec.scorers] == [("numeric", {}), ("exact", {"x": 1})]
+    assert [(s.name, s.args) for s in suite.spec.scorers] == [("includes", {}), ("exact", {"case_sensitive": False})]
     assert suite.spec.version == "2" and suite.spec.epochs == 3 and suite.spec.limits.time_s == 5.0
     assert suite.spec.metrics == ["accuracy"] and suite.spec.answer_field == "answer"
 
@@ -101,7 +103,7 @@ TYPED = WorkflowSpec(name="typed", description="test only", build_graph=lambda c
 def test_bare_template_keeps_the_column_type(tmp_path: Path) -> None:
     suite_yaml = ('name: s\nworkflow: "tests.eval.test_suite:TYPED"\ndata: data.jsonl\nid_field: id\n'
                   'input:\n  numbers: "{xs}"\n  scale: 0.5\n  label: "{xs[0]}-{name}"\n'
-                  'metadata: [extra]\nscorers: [numeric]\n')
+                  'metadata: [extra]\nscorers: [judge]\n')  # no target: a judge grades it
     folder = make_suite(tmp_path, suite_yaml,
                         data='{"id": 7, "xs": [3, 4], "name": "n", "extra": {"a": [1, 2]}}\n')
     suite = load_suite(str(folder))
@@ -129,7 +131,7 @@ def test_find_suite_by_name_path_and_env(tmp_path: Path, monkeypatch: pytest.Mon
     arith = ROOT / "evals" / "arith"
     assert find_suite("arith") == arith
     assert find_suite(str(arith)) == arith and find_suite(str(arith / "suite.yaml")) == arith
-    with pytest.raises(UserError, match=r"^unknown suite 'nosuch'; known: .*arith.*explain"):
+    with pytest.raises(UserError, match=r"^unknown suite 'nosuch' \(looked in .*evals/.*\); known: .*arith.*explain"):
         find_suite("nosuch")
     with pytest.raises(UserError, match="no suite.yaml in this folder"):
         find_suite(str(tmp_path))

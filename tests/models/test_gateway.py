@@ -155,3 +155,96 @@ def test_when_lists_need_every_text() -> None:
     ask = [{"role": "system", "content": "role-Y"}, {"role": "user", "content": "task-1"}]
     assert asyncio.run(model.generate(ask)).text == "Y1"
     assert asyncio.run(model.generate([{"role": "user", "content": "task-1"}])).text == "other"
+
+
+# -- credentials, --max-retries, --timeout, waiting, recorded prompts ------------------------------------
+
+def test_missing_credentials_fail_at_once_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperworks.models.gateway import check_model
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(UserError, match=r"^model 'openai/gpt-4o-mini' needs the environment variable "
+                                        r"OPENAI_API_KEY, which is not set$"):
+        check_model("openai/gpt-4o-mini")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    check_model("openai/gpt-4o-mini")  # present: nothing to say (no request is made)
+    check_model("ollama_chat/qwen2.5")  # a local server needs no key
+    check_model("scripted/echo")
+
+
+def test_unknown_embedded_or_scripted_models_are_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from paperworks.models.gateway import check_model
+
+    with pytest.raises(UserError, match=r"^unknown local model 'local/nonexistent'; embedded models: local/"):
+        check_model("local/nonexistent")
+    with pytest.raises(UserError, match=r"no script file .*missing\.json$"):
+        check_model(f"scripted/{tmp_path}/missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(UserError, match="invalid JSON"):
+        check_model(f"scripted/{bad}")
+
+
+def test_timeout_abandons_a_slow_attempt_and_max_retries_bounds_the_retries() -> None:
+    from paperworks.models.gateway import model_for
+
+    name = register_script("sluggish", [{"text": "late", "delay_s": 5}], repeat_last=True)
+    seen: list[dict] = []
+    token = current_events.set(EventLog(None, [seen.append]))
+    try:
+        model = model_for(name, max_retries=1, timeout_s=0.2)
+        model.config.backoff_s = 0.01
+        start = time.monotonic()
+        with pytest.raises(ModelError, match=r"failed after 2 attempts: TimeoutError: no reply within --timeout 0.2 s"):
+            asyncio.run(model.generate(USER))
+        assert time.monotonic() - start < 2
+        assert [e["attempt"] for e in seen if e["type"] == "model_retry"] == [1]
+        assert model_for(name, max_retries=1, timeout_s=0.2) is model  # one shared Model per settings
+        assert model_for(name, max_retries=0).config.max_retries == 0
+    finally:
+        current_events.reset(token)
+
+
+def test_a_provider_error_is_one_clean_line() -> None:
+    name = register_script("refuses", [{"text": "", "fail_first": 99, "error": "bad_request"}])
+    with pytest.raises(ModelError) as err:
+        asyncio.run(get_model(name).generate(USER))
+    message = str(err.value)
+    assert message == f"model '{name}': BadRequestError: scripted bad request", message
+
+
+def test_time_queued_for_the_model_is_charged_as_waiting() -> None:
+    from paperworks.models.gateway import GatewayConfig, Model
+
+    name = register_script("queue", [{"text": "ok", "delay_s": 0.4}], repeat_last=True)
+    model = Model(name, GatewayConfig(concurrency=1))
+
+    async def two() -> tuple[Budget, Budget]:
+        budgets = (Budget(), Budget())
+
+        async def call(b: Budget) -> None:
+            current_budget.set(b)
+            await model.generate(USER)
+
+        await asyncio.gather(call(budgets[0]), call(budgets[1]))
+        return budgets
+
+    first, second = asyncio.run(two())
+    assert first.waiting_s == 0.0 and second.waiting_s == pytest.approx(0.4, abs=0.15)
+
+
+def test_each_model_call_records_its_prompt_as_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from paperworks.core.events import read_events
+
+    name = register_script("recorded", ["fine"])
+    token = current_events.set(EventLog(tmp_path / "events.jsonl"))
+    try:
+        asyncio.run(get_model(name).generate(USER, temperature=0))
+    finally:
+        current_events.reset(token)
+    (event,) = [e for e in read_events(tmp_path / "events.jsonl") if e["type"] == "model_call"]
+    prompt = json.loads((tmp_path / event["prompt"]).read_text())
+    assert prompt["messages"] == USER and prompt["settings"] == {"temperature": 0} and prompt["model"] == name
+    assert event["text"] == "fine" and event["waiting_s"] == 0.0

@@ -83,3 +83,21 @@ def test_sigint_records_cancelled(tmp_path: Path) -> None:
     record = RunDir(next(runs.iterdir())).read_record()
     assert record["status"] == "cancelled"
 
+
+
+def test_a_runs_time_limit_cancels_the_model_call_and_records_the_limit(tmp_path: Path) -> None:
+    from paperworks.core.budget import Limits
+    from paperworks.workflows import runner
+    from paperworks.workflows.registry import get_workflow
+
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"replies": [{"text": "late", "delay_s": 30}], "repeat_last": True}))
+    run = runner.create_run(get_workflow("agent"), "hi", model=f"scripted/{script}", limits=Limits(time_s=0.5))
+    start = time.monotonic()
+    outcome = runner.run_sync(runner.execute(run, {"messages": [{"role": "user", "content": "hi"}], "steps": 0}))
+    assert time.monotonic() - start < 10 and outcome.status == "limit_exceeded"
+    record = run.read_record()
+    assert record["limit"] == "time" and 0.5 <= record["elapsed_s"] < 10
+    assert record["waiting_s"] == 0.0 and record["working_s"] == record["elapsed_s"]
+    ends = [json.loads(line) for line in run.events_path.read_text().splitlines()]
+    assert [e["kind"] for e in ends if e["type"] == "limit"] == ["time"]

@@ -57,6 +57,18 @@ def load_prompt(run_dir: Path, event: dict[str, Any]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def load_observation(run_dir: Path, event: dict[str, Any]) -> str:
+    """A ``tool_call`` event's full observation: inline, or from the blob ``observation_ref`` points at."""
+    ref = event.get("observation_ref")
+    if isinstance(ref, str):
+        try:
+            data = json.loads((run_dir / ref).read_text(encoding="utf-8"))
+            return str(data["observation"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return str(event.get("observation") or "")
+
+
 def build_transcript(events: list[dict[str, Any]], run_dir: Path) -> list[Turn]:
     """The conversation of one sample (or run) from its events, in order."""
     turns: list[Turn] = []
@@ -78,7 +90,7 @@ def build_transcript(events: list[dict[str, Any]], run_dir: Path) -> list[Turn]:
                               model=event.get("model")))
         elif kind == "tool_call":
             turns.append(Turn(role="tool", tool=str(event.get("tool")), arguments=event.get("arguments"),
-                              text=str(event.get("observation") or ""), ok=event.get("ok")))
+                              text=load_observation(run_dir, event), ok=event.get("ok")))
         elif kind == "limit":
             turns.append(Turn(role="limit", text=str(event.get("message") or "")))
     return turns

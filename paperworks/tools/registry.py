@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from paperworks.core.artifacts import ArtifactStore
 from paperworks.core.errors import UserError, one_line
-from paperworks.core.events import emit
+from paperworks.core.events import emit, store_blob
 from paperworks.models.types import ToolCall
 
 
@@ -137,6 +137,10 @@ def get_tools(names: list[str] | None = None) -> list[Tool]:
         raise UserError(f"unknown tool(s) {missing}; known: {sorted(TOOLS)}")
     return [TOOLS[n] for n in names]
 
+INLINE_OBSERVATION = 4000
+"""Observations up to this many characters are recorded inline in ``tool_call`` events; longer ones go
+whole to a blob beside the log (``observation_ref``), so every trace can be read back in full."""
+
 
 async def execute_call(call: ToolCall, tools: dict[str, Tool], ctx: ToolContext | None) -> tuple[str, bool]:
     """Run one tool call; returns (observation, ok). Never raises for a tool's own failure."""
@@ -151,6 +155,11 @@ async def execute_call(call: ToolCall, tools: dict[str, Tool], ctx: ToolContext 
             observation, ok = f"error: {exc}", False
         except Exception as exc:
             observation, ok = f"error: {one_line(exc)}", False
-    emit("tool_call", tool=call.name, arguments=call.arguments, ok=ok, observation=observation[:500],
-         latency_s=round(time.monotonic() - start, 3))
+    record: dict[str, Any] = {"observation": observation}
+    if len(observation) > INLINE_OBSERVATION:  # the full text beside the log, a pointer and a head inline
+        ref = store_blob({"observation": observation})
+        if ref is not None:
+            record = {"observation": observation[:500], "observation_ref": ref, "observation_chars": len(observation)}
+    emit("tool_call", tool=call.name, arguments=call.arguments, ok=ok, latency_s=round(time.monotonic() - start, 3),
+         **record)
     return observation, ok

@@ -70,3 +70,23 @@ def test_artifact_store_is_content_addressed(tmp_path: Path) -> None:
     first = store.put(b"same", "x.png")
     assert store.put(b"same", "x.png") == first and first.startswith("artifacts/")
     assert store.put(b"other", "x.png") != first
+
+
+def test_long_observations_are_recorded_whole(tmp_path: Path) -> None:
+    from paperworks.core.events import EventLog, current_events, read_events
+    from paperworks.eval.transcript import build_transcript
+
+    tools = {t.name: t for t in [Tool(_sample)]}
+    log = EventLog(tmp_path / "events.jsonl")
+    token = current_events.set(log)
+    try:
+        long_obs, _ = asyncio.run(execute_call(ToolCall("1", "_sample", {"count": 9000, "label": "ab"}), tools, None))
+        short_obs, _ = asyncio.run(execute_call(ToolCall("2", "_sample", {"count": 3}), tools, None))
+    finally:
+        current_events.reset(token)
+    events = [e for e in read_events(tmp_path / "events.jsonl") if e["type"] == "tool_call"]
+    assert len(long_obs) == 18000 and events[0]["observation_chars"] == 18000
+    assert len(events[0]["observation"]) < 1000 and "observation_ref" in events[0]
+    assert events[1]["observation"] == "xxx" and "observation_ref" not in events[1]
+    turns = [t for t in build_transcript(events, tmp_path) if t.role == "tool"]
+    assert [t.text for t in turns] == [long_obs, short_obs]

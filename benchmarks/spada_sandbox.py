@@ -1,5 +1,6 @@
-"""Candidates checked per second by the SPADA sandbox: a warm WorkerPool (one zygote that imported
-CadQuery once, a fresh forked process per candidate) against a fresh sandbox per candidate
+"""Candidates checked per second by the SPADA sandbox: a warm WorkerPool (a build zygote and a judge
+zygote that imported CadQuery once; per candidate a fresh forked build process, then a fresh judge
+checks child and tests child on its geometry) against fresh sandboxes per candidate
 (``check_program``), and peak memory. Writes benchmarks/results/spada_sandbox.json (flat object).
 
 Goal (issue 4): warm pool >= 3x the fresh-process rate.
@@ -103,7 +104,7 @@ def main() -> None:
             assert r.ok and len(r.artifacts) == 6, r
             peaks.append(r.peak_rss_mb)
         warm_art_s = (time.perf_counter() - start) / n_art
-        zygote_peak = _rss_mb(pool._all[0].proc.pid)
+        zygote_peaks = {z.role: _rss_mb(z.proc.pid) for z in pool._all}
         pool.close()
         start = time.perf_counter()
         for _ in range(args.fresh):
@@ -124,8 +125,10 @@ def main() -> None:
         "pool_first_result_s": round(ready_s, 2),
         "candidates_warm": args.warm,
         "candidates_fresh": args.fresh,
-        "candidate": "plate + 4 pins (5 parts), 2 tests (5 fits), all checks",
-        "peak_rss_sandbox_worker_mb": zygote_peak,
+        "candidate": "plate + 4 pins (5 parts), 2 tests (5 fits), all checks; build then judge",
+        "peak_rss_build_worker_mb": zygote_peaks.get("build"),
+        "peak_rss_judge_worker_mb": zygote_peaks.get("judge"),
+        "memory_cgroup": sandbox_info()["memory_cgroup"],
         "peak_rss_candidate_mb": max(peaks),
         "peak_rss_host_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "sandbox_mode": sandbox_info()["mode"],

@@ -3,8 +3,9 @@
     python scripts/verify_spada_bench.py [--task ID ...] [--local] [--out PATH]
 
 Each task's reference solution and mutants run through the CAD sandbox
-(``paperworks.tools.cad.sandbox``) with the task's hidden tests and its engineering constraints
-(envelope, interference and contact tolerances). The script prints one row per task and writes
+(``paperworks.tools.cad.sandbox``: built in the candidate's sandbox, judged in a separate judge
+sandbox) with the task's hidden tests and its engineering constraints (envelope, interference and
+contact tolerances; the checks include one connected body per part). The script prints one row per task and writes
 ``benchmarks/results/spada_bench_verify.json`` (references passing, mutants killed, mutation score
 = killed / total, per task). Exit status 1 if a reference fails or a mutant survives.
 

@@ -51,6 +51,8 @@ def report(result: Any, program: Path) -> None:
     console.print(f"{verdict}  {escape(str(program))}  stage [bold]{result.stage}[/bold]  ({result.time_s:.1f} s)")
     if result.error:
         console.print(f"[red]error:[/red] {escape(result.error)}")
+    if result.source:
+        console.print(f"shapes from: {escape(result.source)}")
     if result.params:
         console.print("params: " + ", ".join(f"{k}={v!r}" for k, v in result.params.items()))
     if result.tests:
@@ -81,8 +83,8 @@ def report(result: Any, program: Path) -> None:
 
 @cad_app.command("check")
 def check_command(
-    program: Annotated[Path, typer.Argument(help="CadQuery program (PARAMS + build(params), result, or "
-                                            "show_object calls).")],
+    program: Annotated[Path, typer.Argument(help="CadQuery program (PARAMS + build(params), result, "
+                                            "show_object calls, final_result or another shape variable).")],
     tests: Annotated[Path | None, typer.Option("--tests", "-t", help="Tests file with test_*(ctx) functions.")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="Override a PARAMS value: name=value.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for STEP, STL and PNG renders "
@@ -120,7 +122,8 @@ def check_command(
 
 @cad_app.command("info")
 def info_command() -> None:
-    """Which sandbox protections are active on this machine."""
+    """Which sandbox protections are active on this machine (isolation, memory cgroup, disk quota, how
+    verdicts are made) and what does not hold here."""
     from paperworks.tools.cad.isolation import sandbox_info
 
     print(json.dumps(sandbox_info(), indent=2))

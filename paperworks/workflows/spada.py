@@ -5,9 +5,10 @@
                                                       └──────────────────────────────────────┘
                                                           (budget spent)→ finish
 
-The program and its tests run only in the CAD sandbox (``paperworks.tools.cad``), which also runs the
-physical checks (valid solids, interference, floating parts, envelope) and renders the assembly;
-failures and renders feed the repair step. Every iteration's code, tests, STEP/STL, renders and
+The program and its tests run only in the CAD sandbox (``paperworks.tools.cad``): the program only
+builds its geometry there, and a separate judge sandbox runs the tests on that geometry, the physical
+checks (valid solids, one body per part, interference, floating parts, envelope) and the renders;
+its verdict, failures and renders feed the repair step. Every iteration's code, tests, STEP/STL, renders and
 results stay in the run's artifact folder, with ``report.json`` summarising them.
 """
 

@@ -1,10 +1,13 @@
 """The ``spada`` scorer: the agent's final program against the task's hidden tests and engineering
-constraints (the contract the agent never sees), run in the CAD sandbox.
+constraints (the contract the agent never sees), run in the CAD sandbox. The program only builds its
+geometry there; the hidden tests and checks run in a separate judge sandbox that never runs the
+program, and the score comes from the judge's verdict alone (nothing the program prints or writes
+is read as a result).
 
 Score: passed when every hidden test and check passes (the assembly pass rate). Sub-metrics in
 ``details["metrics"]`` (averaged by the eval as ``spada/<name>``): ``invalid`` (did not compile or
-build, or a part is not a valid solid), ``constraint_pass`` (share of hidden tests and checks passed),
-``iterations`` (sandbox runs the agent used).
+build, its geometry did not load, or a part is not a valid solid), ``constraint_pass`` (share of
+hidden tests and checks passed), ``iterations`` (sandbox runs the agent used).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 
 from paperworks.core.scoring import Sample, Score
 
-INVALID_STAGES = {"compile", "build", "timeout", "killed", "sandbox"}
+INVALID_STAGES = {"compile", "build", "export", "load", "timeout", "killed", "sandbox"}
 
 
 def suite_folder(sample: Sample) -> Path:

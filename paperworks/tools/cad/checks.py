@@ -7,6 +7,8 @@ imports ``paperworks``. Results are plain JSON-able dicts.
 Checks (names as they appear in ``SandboxResult.checks``):
 
 - ``valid_solids``: every part holds at least one solid, ``isValid()`` and every shell closed.
+- ``one_body`` (every part is one connected body) or ``disjoint:name`` per part made of several solids
+  that do not touch (farther apart than ``contact_tol_mm``), e.g. a union that never happened.
 - ``interference`` (all clear) or ``interference:a/b`` per pair whose boolean intersection volume
   exceeds ``interference_tol_mm3``.
 - ``contact`` (every part touches another) or ``floating:name`` per part farther than
@@ -188,6 +190,37 @@ def mass_properties(parts: dict[str, Any], density: Any = None) -> list[dict[str
     return rows
 
 
+def bodies(shape: Any, tol: float) -> int:
+    """How many separate bodies a shape's solids form (solids closer than ``tol`` are one body)."""
+    solids = list(shape.Solids())
+    if len(solids) < 2:
+        return len(solids)
+    boxes = [bbox_of(s) for s in solids]
+    group = list(range(len(solids)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i in range(len(solids)):
+        for j in range(i + 1, len(solids)):
+            if root(i) != root(j) and bbox_gap(boxes[i], boxes[j]) <= tol \
+                    and float(solids[i].distance(solids[j])) <= tol:
+                group[root(j)] = root(i)
+    return len({root(i) for i in range(len(solids))})
+
+
+def _bodies_checks(parts: dict[str, Any], tol: float) -> list[dict[str, Any]]:
+    out = []
+    for name, shape in parts.items():
+        n = bodies(shape, tol)
+        if n > 1:
+            out.append(_check(f"disjoint:{name}", False, f"{name} is made of {n} disjoint solids (one part must be "
+                              "one connected body; fuse them or make them separate parts)", bodies=n))
+    return out or [_check("one_body", True, "every part is one connected body")]
+
+
 def run_checks(parts: dict[str, Any], options: dict[str, Any]) -> list[dict[str, Any]]:
     """All assembly checks on located parts (name → cq.Shape); see the module docstring."""
     out: list[dict[str, Any]] = []
@@ -199,6 +232,7 @@ def run_checks(parts: dict[str, Any], options: dict[str, Any]) -> list[dict[str,
     boxes = {n: bbox_of(s) for n, s in parts.items()}
     tol_v = float(options.get("interference_tol_mm3", 1e-3))
     tol_c = float(options.get("contact_tol_mm", 0.05))
+    out.extend(_bodies_checks(parts, tol_c))
     touching: dict[str, set[str]] = {n: set() for n in names}
     clashes = []
     for i, a in enumerate(names):

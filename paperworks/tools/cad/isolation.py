@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-WORKER_FILES = ("worker.py", "candidate.py", "checks.py", "exports.py")
+WORKER_FILES = ("worker.py", "procs.py", "guard.py", "program.py", "candidate.py", "judge.py", "checks.py",
+                "exports.py")
 CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
 NPROC = max(64, 4 * (os.cpu_count() or 1))  # tasks (threads count) per candidate uid: OCCT thread pools
 
@@ -39,7 +40,9 @@ def _probe() -> str:
 
 
 def _cap_args() -> list[str]:
-    return [a for cap in CAPS for a in ("--cap-add", cap)] if os.geteuid() == 0 else []
+    """As root, bwrap would keep nearly every capability: keep only what the zygote needs to switch
+    uids and hand folders over (candidates lose even these when they leave uid 0)."""
+    return ["--cap-drop", "ALL", *[a for cap in CAPS for a in ("--cap-add", cap)]] if os.geteuid() == 0 else []
 
 
 _warned = False
@@ -86,6 +89,8 @@ def _remaining(m: str) -> list[str]:
         gaps.append("candidates run under the caller's uid (Python is not readable by another uid, or not "
                     "root): RLIMIT_NPROC does not hold for root and counts all of the caller's processes "
                     "otherwise; leftovers are killed by process group only outside a pid namespace")
+        gaps.append("the candidate shares the judge's uid, so it could write the judge's input folder while it "
+                    "runs: verdicts are only as safe as the build/judge split with per-candidate uids")
     return gaps
 
 
@@ -122,31 +127,39 @@ def _python_binds() -> list[str]:
     return args
 
 
-def worker_command(m: str, host_dir: Path, files_mb: int) -> tuple[list[str], Path, Path]:
-    """(argv, host jobs folder or "", host out folder) for a zygote in mode ``m``. ``host_dir`` is a
-    fresh private folder of the host; the zygote writes artifacts to its ``out`` subfolder."""
-    out = host_dir / "out"
+def worker_command(m: str, role: str, host_dir: Path, files_mb: int,
+                   cgroup: Path | None, cgroup_kind: str) -> tuple[list[str], Path, Path, Path]:
+    """(argv, host jobs folder or "", host out folder, host in folder) for a zygote of ``role`` in mode
+    ``m``. ``host_dir`` is a fresh private folder of the host; the zygote writes to its ``out``
+    subfolder; a judge reads the geometry the host put in ``in`` (read-only inside the sandbox)."""
+    out, inp = host_dir / "out", host_dir / "in"
     out.mkdir(mode=0o711)
+    inp.mkdir(mode=0o755)
     python = sys.executable
+    common = ["--role", role, "--nproc", str(NPROC), "--cgroup-kind", cgroup_kind if cgroup else "none"]
     if m == "bwrap":
         argv = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session", "--unshare-net",
                 "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
                 *_system_binds(), "--dev", "/dev", "--proc", "/proc",
-                "--size", str(files_mb * 4 << 20), "--tmpfs", "/tmp",
+                "--perms", "0755", "--size", str(files_mb * 4 << 20), "--tmpfs", "/tmp",
                 # after the private /tmp, so that a venv living under /tmp (a CI clone) stays visible
                 *_python_binds(), "--dir", "/sandbox"]
         for f in WORKER_FILES:
             argv += ["--ro-bind", str(HERE / f), f"/sandbox/{f}"]
-        argv += ["--bind", str(out), "/out", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+        argv += ["--bind", str(out), "/out", "--ro-bind", str(inp), "/in"]
+        if cgroup:
+            argv += ["--bind", str(cgroup), "/cgroup"]
+        argv += ["--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
                  "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8", *_cap_args(), "--chdir", "/tmp",
-                 python, "-I", "/sandbox/worker.py", "--jobs", "/tmp/jobs", "--out", "/out", "--pidns", "1"]
-        return argv, Path(""), out
+                 python, "-I", "/sandbox/worker.py", "--jobs", "/tmp/jobs", "--out", "/out", "--pidns", "1",
+                 *common, "--cgroup", "/cgroup" if cgroup else "", "--private-tmp", "1"]
+        return argv, Path(""), out, Path("/in")
     jobs = host_dir / "jobs"
     prefix = [shutil.which("unshare") or "unshare", "--net", "--pid", "--fork", "--kill-child"] if m == "unshare" \
         else []
     argv = [*prefix, python, "-I", str(HERE / "worker.py"), "--jobs", str(jobs), "--out", str(out),
-            "--pidns", "1" if m == "unshare" else "0"]
-    return argv, jobs, out
+            "--pidns", "1" if m == "unshare" else "0", *common, "--cgroup", str(cgroup or "")]
+    return argv, jobs, out, inp
 
 
 def clean_env() -> dict[str, str]:
@@ -154,10 +167,39 @@ def clean_env() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
 
 
+def _memory(k: str) -> str:
+    if k == "none":
+        return ("RLIMIT_DATA only (no writable memory cgroup here): it bounds private writable memory, "
+                "NOT MAP_SHARED anonymous memory or tmpfs pages; a program can exceed the limit that way")
+    return (f"memory cgroup {k} per child (candidate, judge checks, judge tests): counts private, MAP_SHARED "
+            "and tmpfs pages; over the limit the kernel kills the child")
+
+
+def _disk(m: str) -> str:
+    if m == "bwrap":
+        return ("the candidate can write only its private folder, on the sandbox's size-capped tmpfs /tmp "
+                "(4x files_mb, not the host disk); its output folder is created only after all its processes "
+                "are dead, and at most files_mb of geometry is copied there")
+    return ("no quota: the candidate can write world-writable host folders such as /tmp (RLIMIT_FSIZE caps "
+            "each file only)")
+
+
 def sandbox_info() -> dict[str, Any]:
     """Which protections are active here, and what remains unprotected."""
+    from paperworks.tools.cad import cgroups
+
     m = mode()
+    k = cgroups.kind()
     ns = {"bwrap": ["net", "pid", "ipc", "uts", "mount", "cgroup"], "unshare": ["net", "pid"], "none": []}[m]
+    remaining = _remaining(m) + [
+        "the audit hook can be bypassed with ctypes; the OS-level limits above still hold",
+        "world-readable system files (/usr, /etc) are visible read-only",
+        "model-written tests (SPADA's repair loop) run in the judge's tests child and can forge their own "
+        "results, never the checks' or hidden tests' verdicts"]
+    if k == "none":
+        remaining.append("no memory cgroup: MAP_SHARED and tmpfs memory are not limited")
+    if m != "bwrap":
+        remaining.append("no disk quota outside bubblewrap")
     return {
         "mode": m,
         "bwrap": shutil.which("bwrap"),
@@ -170,15 +212,18 @@ def sandbox_info() -> dict[str, Any]:
         "network": "none (own network namespace)" if ns else "not isolated (audit hook only)",
         "per_candidate_uid": uid_switch(),
         "rlimits": ["RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE"],
+        "memory_cgroup": k,
+        "memory_limit": _memory(k),
+        "disk_quota": _disk(m),
         "wall_clock_limit": True,
         "clean_env": True,
         "audit_hook": "refuses spawning, signals, sockets and writes outside the working folder",
+        "verdict": "build and judgement are split: the candidate's sandbox only builds and exports one BREP per "
+                   "part plus its parameters; a separate judge sandbox that never runs candidate code loads that "
+                   "geometry, runs the tests file (test names enumerated from the file) and the checks, and "
+                   "answers on its own stdout pipe; nothing the candidate prints or writes is read as a verdict",
         "isolation_between_candidates": "fresh forked process per candidate from a zygote that never runs "
-                                        "model code; own uid, own private folder; leftovers killed",
-        "remaining": _remaining(m) + [
-            "the candidate's tests and checks run in its own process, so a hostile program can forge its own "
-            "verdict (not harm the host)",
-            "the audit hook can be bypassed with ctypes; the OS-level limits above still hold",
-            "world-readable system files (/usr, /etc) are visible read-only",
-            "no cgroup: memory is bounded by RLIMIT_DATA (private writable memory) only"],
+                                        "model code; own uid, cgroup and private folder; leftovers killed; a "
+                                        "zygote that reports leftovers is replaced",
+        "remaining": remaining,
     }

@@ -1,15 +1,19 @@
-"""The sandbox worker: a zygote that runs INSIDE the sandbox, never in the paperworks process.
+"""The sandbox zygote: runs INSIDE a sandbox, never in the paperworks process, never runs model code.
 
-It imports CadQuery once, then reads one JSON job per line on stdin and answers one JSON line on
-stdout. Per job it forks a fresh candidate process that (1) starts a new session, points fds 0-2 away
-from the protocol pipes, (2) switches to the job's own unprivileged uid (when the zygote may),
-(3) applies rlimits, chdirs into a fresh private directory and clears the environment, (4) installs
-an audit hook that refuses process spawning, signals, sockets and writes outside its directory with a
-clear error, then (5) runs the program, its tests, the checks and the exports (see ``candidate.py``).
-After it ends (or the wall-clock limit), a cleanup process with the same uid kills every process
-left with that uid, turns the SVG renders into PNGs, copies the allowed artifacts (regular files,
-size-capped, no symlinks) to the host-visible folder and deletes the private directory. The zygote
-itself never runs model-written code, so each candidate starts from the same clean, warm state.
+It imports CadQuery once, reads one JSON job per line on stdin and answers one JSON line on stdout.
+Two roles (``--role``), each in its own sandbox:
+
+- ``build``: fork a candidate (new session, own unprivileged uid, own memory cgroup, rlimits, fresh
+  private folder, clean environment, fds 0-2 away from the protocol pipes) that builds the program and
+  writes one BREP per part + ``manifest.json`` (``candidate.py``). After it ends (or the wall-clock
+  limit) every process of its uid and cgroup is killed; only then is its output folder created, and
+  a copier under its uid copies the allowed files (regular, size-capped in total) there and deletes
+  its private folder. Nothing the candidate writes is a verdict.
+- ``judge``: fork a checks child and a tests child (each its own uid and cgroup) on the host-copied
+  geometry (``judge.py``); each answers on its own pipe; the zygote adds both answers to its stdout
+  reply, the host's only source of verdicts.
+
+After each job the zygote reports whether it is still clean (``healthy``); the host replaces it when not.
 Standard library only at module level; never imports ``paperworks``.
 """
 
@@ -17,181 +21,42 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import select
 import shutil
 import signal
-import stat
 import sys
 import time
 from typing import Any
 
-ARTIFACTS = ["result.json", "stage.txt", "assembly.step", "assembly.stl",
-             "render_iso.png", "render_front.png", "render_top.png", "render_side.png"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script with -I: our siblings
+import procs  # noqa: E402
+
+BUILD_FILES = ["manifest.json", "stage.txt"] + [f"part_{i}.brep" for i in range(64)]
+ARTIFACTS = {"assembly.step", "assembly.stl", "render_iso.png", "render_front.png", "render_top.png",
+             "render_side.png"}
+ANSWER_CAP = 16 << 20
 
 
-def _status_kb(key: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def _drop(uid: int | None) -> None:
-    if uid is not None and os.getuid() == 0:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-
-
-def _wait(pid: int, timeout: float) -> tuple[int | None, bool, int]:
-    """Wait for a child up to ``timeout`` s; (wait status or None, timed out, its peak RSS in kB)."""
-    deadline = time.monotonic() + timeout
-    try:
-        fd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
-    except OSError:  # already reaped (by the namespace-init reaping loop) or no pidfd support
-        fd = None
-    try:
-        while True:
-            try:
-                done, status, usage = os.wait4(pid, os.WNOHANG)
-            except ChildProcessError:  # already reaped by the namespace-init reaping loop
-                return None, False, 0
-            if done:
-                return status, False, usage.ru_maxrss
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None, True, 0
-            if fd is not None:
-                select.select([fd], [], [], left)
-            else:
-                time.sleep(min(0.01, left))
-    finally:
-        if fd is not None:
-            os.close(fd)
-
-
-def _others(uid_mode: bool) -> bool:
-    """Is any other process left: of our uid (uid mode), or in our pid namespace but pid 1 and us?"""
-    me, uid = os.getpid(), os.getuid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in (1, me):
-            continue
-        try:
-            owner = os.stat(f"/proc/{entry}").st_uid
-        except OSError:
-            continue
-        if not uid_mode or owner == uid:
-            return True
-    return False
-
-
-def _kill_all_mine(uid_mode: bool, pidns: bool, pgid: int) -> None:
-    """Kill every process of this uid (uid mode), or everything else in this pid namespace, or the
-    candidate's process group (weakest, when neither is available)."""
-    for _ in range(1000):
-        try:
-            if uid_mode or pidns:
-                os.kill(-1, signal.SIGKILL)  # only processes we may signal: our uid, or our namespace
-            else:
-                os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            return
-        try:  # reap our own orphans when we are the namespace's init
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
-        if (uid_mode or pidns) and not _others(uid_mode):
-            return
-        time.sleep(0.002)
-
-
-def _copy_safe(src: str, dst: str, cap: int, tail: bool = False) -> None:
-    """Copy a regular file (never a link or device) of at most ``cap`` bytes (the last ``cap`` when tail)."""
-    try:
-        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_size > cap and not tail):
-            return
-        if st.st_size > cap:
-            os.lseek(fd, st.st_size - cap, os.SEEK_SET)
-        data = os.read(fd, cap)
-    finally:
-        os.close(fd)
-    out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    with os.fdopen(out, "wb") as fh:
-        fh.write(data)
-
-
-def _cleanup(job: dict[str, Any], jobdir: str, outdir: str, pgid: int, cfg: dict[str, Any]) -> None:
-    """In a forked child: kill leftovers, render PNGs, copy artifacts out, delete the private folder."""
-    try:
-        uid = job.get("uid")
-        _drop(uid)
-        if uid is not None:
-            _kill_all_mine(True, False, pgid)
-        lim = job["limits"]
-        resource.setrlimit(resource.RLIMIT_FSIZE, (lim["files_mb"] << 20,) * 2)
-        resource.setrlimit(resource.RLIMIT_CPU, (60, 61))
-        os.chdir(jobdir)
-        import exports
-
-        pairs = []
-        for view in ("iso", "front", "top", "side"):
-            svg = os.path.join(jobdir, f"render_{view}.svg")
-            if os.path.isfile(svg) and not os.path.islink(svg) and os.path.getsize(svg) < 64 << 20:
-                pairs.append((svg, os.path.join(jobdir, f"render_{view}.png")))
-        try:
-            exports.svgs_to_pngs(pairs, timeout_s=30)
-        except Exception:
-            pass
-        cap = lim["files_mb"] << 20
-        for name in ARTIFACTS:
-            _copy_safe(os.path.join(jobdir, name), os.path.join(outdir, name), cap)
-        _copy_safe(os.path.join(jobdir, "stdout.txt"), os.path.join(outdir, "stdout.txt"),
-                   lim["output_kb"] << 10, tail=True)
-        for root, dirs, _files in os.walk(jobdir):
-            for d in dirs:
-                try:
-                    os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
-                except OSError:
-                    pass
-        shutil.rmtree(jobdir, ignore_errors=True)
-    finally:
-        os._exit(0)
-
-
-def _candidate(job: dict[str, Any], jobdir: str, cfg: dict[str, Any]) -> None:
-    """In a forked child: isolate, limit, then run the candidate; never returns."""
+def _child(job: dict[str, Any], cfg: dict[str, Any], uid: int | None, home: str, cgroup: procs.JobCgroup,
+           pipe: int | None, target: Any) -> None:
+    """In a forked child: isolate and limit, then ``target(job, home, 3)``; never returns."""
     try:
         os.setsid()
-        _drop(job.get("uid"))
-        os.chdir(jobdir)
+        cgroup.join()
+        procs.drop(uid)
+        os.chdir(home)
         out = os.open("stdout.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(out, 1)
         os.dup2(out, 2)
-        os.closerange(3, 65536)
-        lim = job["limits"]
-        mem = lim["memory_mb"] << 20
-        limits = {resource.RLIMIT_CPU: (lim["cpu_s"], lim["cpu_s"] + 1),
-                  resource.RLIMIT_DATA: ((cfg["data_kb"] << 10) + mem,) * 2,
-                  resource.RLIMIT_FSIZE: (lim["files_mb"] << 20,) * 2,
-                  resource.RLIMIT_NOFILE: (256, 256), resource.RLIMIT_CORE: (0, 0),
-                  resource.RLIMIT_NPROC: (cfg["nproc"], cfg["nproc"])}
-        for key, value in limits.items():
-            resource.setrlimit(key, value)
+        if pipe is not None:
+            os.dup2(pipe, 3)
+        os.closerange(4 if pipe is not None else 3, 65536)
+        procs.limit(job["limits"], cfg["data_kb"], cfg["nproc"])
         os.environ.clear()
-        os.environ.update({"HOME": jobdir, "TMPDIR": jobdir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-        import candidate
-
-        candidate.run(job, jobdir)
+        os.environ.update({"HOME": home, "TMPDIR": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        target(job, home, 3)
     except BaseException as exc:  # noqa: BLE001 - anything that escapes is reported by the host
         try:
             os.write(2, f"worker: {type(exc).__name__}: {exc}\n".encode())
@@ -201,57 +66,193 @@ def _candidate(job: dict[str, Any], jobdir: str, cfg: dict[str, Any]) -> None:
         os._exit(0)
 
 
-def run_job(job: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
-    """Run one job (fork candidate, wait with the wall limit, clean up) and describe how it ended."""
-    jobdir = os.path.join(cfg["jobs"], str(job["id"]))
-    outdir = os.path.join(cfg["out"], str(job["id"]))
-    uid = job.get("uid")
-    for d in (jobdir, outdir):
-        os.makedirs(d, mode=0o700)
-        if uid is not None:
-            os.chown(d, uid, uid)
-    sys.stdout.flush()
-    start = time.monotonic()
+def _folder(path: str, uid: int | None) -> None:
+    os.makedirs(path, mode=0o700)
+    if uid is not None:
+        os.chown(path, uid, uid)
+
+
+def _as_uid(uid: int | None, fn: Any) -> None:
+    """Run ``fn()`` in a forked child under ``uid``, with a file size and CPU limit; wait for it."""
     pid = os.fork()
     if pid == 0:
-        _candidate(job, jobdir, cfg)
-    status, timed_out, rss_kb = _wait(pid, float(job["limits"]["wall_s"]))
-    elapsed = time.monotonic() - start
-    if uid is None:  # same uid as ours: kill from here (the cleaner would kill the zygote too)
-        _kill_all_mine(False, cfg["pidns"], pid)
-    cleaner = os.fork()
-    if cleaner == 0:
-        _cleanup(job, jobdir, outdir, pid, cfg)
-    if status is None:
-        status, _, rss_kb = _wait(pid, 10)
-    _wait(cleaner, 180)
-    try:
-        os.rmdir(jobdir)
-    except OSError:
-        pass
-    try:  # orphans reparented to us (we are pid 1 under `unshare --pid --fork`)
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
-    except ChildProcessError:
-        pass
+        try:
+            procs.drop(uid)
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CPU, (60, 61))
+            fn()
+        finally:
+            os._exit(0)
+    procs.wait(pid, 180)
+
+
+def _finish(uid: int | None, cfg: dict[str, Any], pid: int, cgroup: procs.JobCgroup) -> tuple[bool, float]:
+    """Kill whatever the child left (its uid, its cgroup); (killed for memory, cgroup peak MB)."""
+    if uid is None:  # same uid as ours: kill from here (a cleaner under our uid would kill us too)
+        procs.kill_all_mine(False, cfg["pidns"], pid)
+    else:
+        _as_uid(uid, lambda: procs.kill_all_mine(True, False, pid))
+    oom, peak = cgroup.oom_killed(), cgroup.peak_mb()
+    cgroup.kill_and_remove()
+    return oom, peak
+
+
+def _ended(status: int | None, timed_out: bool, start: float, rss_kb: int, oom: bool, peak: float) -> dict[str, Any]:
     code: int | None = None
     sig: int | None = None
     if status is not None:
         value = os.waitstatus_to_exitcode(status)
         code, sig = (value, None) if value >= 0 else (None, -value)
-    return {"id": job["id"], "exit": code, "signal": sig, "timed_out": timed_out, "elapsed": elapsed,
-            "maxrss_kb": rss_kb}
+    return {"exit": code, "signal": sig, "timed_out": timed_out, "elapsed": time.monotonic() - start,
+            "maxrss_kb": rss_kb, "oom": oom, "cgroup_peak_mb": peak}
 
 
-def _warm_up() -> None:
-    """Import and exercise what candidates use, so that forked children start warm. No boolean
+def _remove_empty(folder: str) -> None:
+    """Remove a child's folder that its copier emptied (what is left marks the zygote unclean)."""
+    try:
+        os.rmdir(folder)
+    except FileNotFoundError:
+        pass
+    except OSError:  # not empty: same-uid modes can still delete it; else it is reported
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _root_owned(folder: str) -> None:
+    """Hand a copied-out folder to root (read-only for everyone else). The zygote has no
+    CAP_DAC_OVERRIDE: it takes the folder first, then it may list it."""
+    os.chown(folder, 0, 0, follow_symlinks=False)
+    os.chmod(folder, 0o755)
+    for name in os.listdir(folder):
+        os.chown(os.path.join(folder, name), 0, 0, follow_symlinks=False)
+
+
+def run_build(job: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    """Build one candidate; its files land in ``out/<id>`` only after all its processes are dead."""
+    import candidate
+
+    jid, uid, lim = str(job["id"]), job.get("uid"), job["limits"]
+    home, outdir = os.path.join(cfg["jobs"], jid), os.path.join(cfg["out"], jid)
+    _folder(home, uid)
+    cgroup = procs.JobCgroup(cfg["cgroup"], cfg["cgroup_kind"], f"build-{jid}", lim["memory_mb"])
+    sys.stdout.flush()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(job, cfg, uid, home, cgroup, None, lambda j, h, _fd: candidate.run(j, h))
+    status, timed_out, rss_kb = procs.wait(pid, float(lim["wall_s"]))
+    oom, peak = _finish(uid, cfg, pid, cgroup)
+    if status is None:
+        status, _, rss_kb = procs.wait(pid, 10)
+    reply = _ended(status, timed_out, start, rss_kb, oom, peak)
+    _folder(outdir, uid)
+    cap, tail = int(lim["files_mb"]) << 20, {"stdout.txt": int(lim["output_kb"]) << 10}
+
+    def copy() -> None:
+        procs.copy_out(BUILD_FILES + ["stdout.txt"], home, outdir, cap, tail)
+        procs.rmtree_as_owner(home)
+
+    _as_uid(uid, copy)
+    _root_owned(outdir) if uid is not None else None
+    _remove_empty(home)
+    procs.reap()
+    return reply
+
+
+def _collect(fds: dict[str, int], deadline: float) -> dict[str, bytes]:
+    """Read each pipe to its end (or the deadline), at most ANSWER_CAP bytes each."""
+    data = {k: b"" for k in fds}
+    open_fds = {fd: k for k, fd in fds.items()}
+    while open_fds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        ready = select.select(list(open_fds), [], [], left)[0]
+        for fd in ready:
+            chunk = os.read(fd, 1 << 20)
+            key = open_fds[fd]
+            if not chunk:
+                del open_fds[fd]
+            elif len(data[key]) + len(chunk) > ANSWER_CAP:  # an oversized answer is no answer
+                del open_fds[fd]
+                data[key] = b""
+            else:
+                data[key] += chunk
+    return data
+
+
+def run_judge(job: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    """Judge one candidate's geometry: checks child and (when there are tests) tests child in parallel."""
+    import judge
+
+    jid, lim = str(job["id"]), job["limits"]
+    roles = [("checks", judge.checks_child)] + ([("tests", judge.tests_child)] if job.get("tests") else [])
+    kids: dict[str, dict[str, Any]] = {}
+    start = time.monotonic()
+    sys.stdout.flush()
+    for (role, target), uid in zip(roles, job["uids"], strict=False):
+        home = os.path.join(cfg["jobs"], f"{jid}-{role}")
+        _folder(home, uid)
+        cgroup = procs.JobCgroup(cfg["cgroup"], cfg["cgroup_kind"], f"judge-{jid}-{role}", lim["memory_mb"])
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            _child(job, cfg, uid, home, cgroup, w, target)
+        os.close(w)
+        kids[role] = {"pid": pid, "uid": uid, "home": home, "cgroup": cgroup, "fd": r}
+    answers = _collect({k: v["fd"] for k, v in kids.items()}, start + float(lim["wall_s"]))
+    reply: dict[str, Any] = {}
+    for role, kid in kids.items():
+        os.close(kid["fd"])
+        status, timed_out, rss = procs.wait(kid["pid"], max(0.0, start + float(lim["wall_s"]) - time.monotonic()))
+        oom, peak = _finish(kid["uid"], cfg, kid["pid"], kid["cgroup"])
+        if status is None:
+            status, _, rss = procs.wait(kid["pid"], 10)
+        try:
+            answer = json.loads(answers[role]) if answers[role] else None
+        except ValueError:
+            answer = None
+        reply[role] = {**_ended(status, timed_out, start, rss, oom, peak), "answer": answer}
+    checks = kids["checks"]
+    names = sorted(ARTIFACTS & {str(v) for v in ((reply["checks"]["answer"] or {}).get("artifacts") or {}).values()})
+    outdir = os.path.join(cfg["out"], jid)
+    _folder(outdir, checks["uid"])
+    _as_uid(checks["uid"], lambda: procs.copy_out(names, checks["home"], outdir, int(lim["files_mb"]) << 22, {}))
+    _root_owned(outdir) if checks["uid"] is not None else None
+    for kid in kids.values():
+        _as_uid(kid["uid"], lambda home=kid["home"]: procs.rmtree_as_owner(home))
+        _remove_empty(kid["home"])
+    procs.reap()
+    return reply
+
+
+def health(cfg: dict[str, Any]) -> str | None:
+    """Why this zygote is no longer clean (leftover folders, processes, a filling /tmp), or None."""
+    if os.listdir(cfg["jobs"]):
+        return f"leftover job folders: {sorted(os.listdir(cfg['jobs']))[:3]}"
+    if cfg["pidns"] and procs._others(False):
+        return "leftover processes"
+    st = os.statvfs(cfg["jobs"])
+    if cfg["private_tmp"] and st.f_blocks and st.f_bavail < 0.9 * st.f_blocks:
+        return f"its /tmp is {100 - 100 * st.f_bavail // st.f_blocks}% full"
+    return None
+
+
+def _warm_up(role: str) -> None:
+    """Import and exercise what children use, so that forked children start warm. No boolean
     operations here: they start an OCCT thread pool that a forked child would inherit without its
     threads (and then wait forever)."""
     import cadquery as cq
-    import candidate  # noqa: F401
     import checks
-    import exports  # noqa: F401
 
+    if role == "build":
+        import candidate  # noqa: F401
+        import guard  # noqa: F401
+        import program  # noqa: F401
+    else:
+        import exports  # noqa: F401
+        import judge  # noqa: F401
     a: Any = cq.Workplane().box(10, 10, 10).val()
     b: Any = cq.Workplane().cylinder(12, 1.4).val()
     b = b.moved(cq.Location((30, 0, 0)))
@@ -261,26 +262,30 @@ def _warm_up() -> None:
 
 
 def main() -> None:
-    """Zygote loop: ``--jobs DIR --out DIR --pidns 0|1 --nproc N``; prints {"ready": ...} then answers jobs."""
+    """Zygote loop: ``--role build|judge --jobs DIR --out DIR --pidns 0|1 --nproc N [--cgroup DIR
+    --cgroup-kind v1|v2] [--private-tmp 1]``; prints {"ready": ...} then answers jobs."""
     sys.dont_write_bytecode = True
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     args = dict(zip(sys.argv[1::2], sys.argv[2::2], strict=False))
-    cfg: dict[str, Any] = {"jobs": args["--jobs"], "out": args["--out"], "pidns": args.get("--pidns") == "1",
-                           "nproc": int(args.get("--nproc", "8"))}
+    cfg: dict[str, Any] = {"role": args.get("--role", "build"), "jobs": args["--jobs"], "out": args["--out"],
+                           "pidns": args.get("--pidns") == "1", "nproc": int(args.get("--nproc", "8")),
+                           "cgroup": args.get("--cgroup") or None, "cgroup_kind": args.get("--cgroup-kind", "none"),
+                           "private_tmp": args.get("--private-tmp") == "1"}
     os.makedirs(cfg["jobs"], mode=0o711, exist_ok=True)
     os.chmod(cfg["jobs"], 0o711)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    _warm_up()
-    cfg["data_kb"] = _status_kb("VmData")
-    print(json.dumps({"ready": True, "pid": os.getpid(), "uid": os.getuid(), "data_kb": cfg["data_kb"]}),
-          flush=True)
+    _warm_up(cfg["role"])
+    cfg["data_kb"] = procs.status_kb("VmData")
+    run = run_build if cfg["role"] == "build" else run_judge
+    print(json.dumps({"ready": True, "pid": os.getpid(), "uid": os.getuid(), "role": cfg["role"]}), flush=True)
     for line in sys.stdin:
         if not line.strip():
             continue
         try:
-            reply = run_job(json.loads(line), cfg)
+            job = json.loads(line)
+            reply = {"id": job["id"], **run(job, cfg)}
         except Exception as exc:  # a broken job must not take the zygote down
             reply = {"error": f"{type(exc).__name__}: {exc}"}
+        reply["unhealthy"] = health(cfg)
         print(json.dumps(reply), flush=True)
 
 

@@ -39,9 +39,18 @@ def test_check_json_and_exit_codes(tmp_path: Path) -> None:
     res = runner.invoke(cad_app, ["check", str(prog), "--tests", str(tests), "--out", str(tmp_path / "o")])
     assert res.exit_code == 1
     assert "FAILED" in res.output and "size is 10.0" in res.output and "render_iso" in res.output
+    assert "shapes from: build(params)" in res.output
     assert "Traceback" not in res.output
 
 
 def test_check_errors_are_one_line(tmp_path: Path) -> None:
     res = CliRunner().invoke(cad_app, ["check", str(tmp_path / "missing.py")])
     assert res.exit_code == 1 and "cannot read program" in res.output and "Traceback" not in res.output
+
+
+def test_info_reports_cgroup_quota_and_verdict() -> None:
+    res = CliRunner().invoke(cad_app, ["info"])
+    assert res.exit_code == 0
+    info = json.loads(res.output)
+    assert info["memory_cgroup"] in ("v1", "v2", "none") and info["disk_quota"] and "judge" in info["verdict"]
+    assert not any("forge its own verdict" in gap for gap in info["remaining"])

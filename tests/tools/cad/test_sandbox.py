@@ -104,7 +104,9 @@ def test_show_object_and_result_conventions(pool: WorkerPool) -> None:
     r = pool.check("import cadquery as cq\nresult = cq.Workplane().box(2, 3, 4).val()\n")
     assert r.ok and r.parts[0]["name"] == "part" and abs(r.parts[0]["volume"] - 24) < 1e-6
     r = pool.check("import cadquery as cq\nx = 1\n")
-    assert r.stage == "build" and "no build(params)" in (r.error or "")
+    assert r.stage == "build" and r.error == (
+        "NameError: the program made no shape: looked for build(params), `result`, show_object(...) calls, "
+        "`final_result`, a module-level cq.Assembly, cq.Workplane or cq.Shape variable, an exported object")
 
 
 def test_envelope_and_clearance(pool: WorkerPool) -> None:

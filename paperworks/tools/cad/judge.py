@@ -1,0 +1,154 @@
+"""The judge's two children (run INSIDE the judge sandbox, which never runs candidate programs).
+
+Both load the candidate's geometry (one BREP per part, already size-checked by the host) from a
+read-only folder. ``checks_child`` runs our own code only: the geometry and physics checks, mass
+properties, STEP/STL exports and renders. ``tests_child`` runs the tests file (hidden tests, or the
+model's own tests, which are model code: guarded and limited like a candidate) and reports one
+outcome per test name that ``test_names`` enumerated from the file beforehand. Each writes its
+JSON answer on its own pipe to the judge zygote; neither can reach the other's pipe (own uid, fds
+closed). Standard library and CadQuery only.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import linecache
+import os
+import traceback
+from typing import Any
+
+
+def test_names(code: str) -> list[str]:
+    """Names of the module-level ``def test_*`` functions of a tests file, in file order."""
+    tree = ast.parse(code, filename="tests.py")
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
+
+
+def load_parts(folder: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """name → cq.Shape from the BREP files listed in the manifest; ValueError naming a bad part."""
+    import cadquery as cq
+
+    parts: dict[str, Any] = {}
+    for entry in manifest["parts"]:
+        path = os.path.join(folder, entry["file"])
+        try:
+            shape = cq.Shape.importBrep(path)
+        except Exception as exc:  # OCCT refuses it: the candidate's geometry is unusable
+            raise ValueError(f"part {entry['name']!r}: its BREP file does not load ({type(exc).__name__})") from None
+        if shape is None or shape.wrapped.IsNull():
+            raise ValueError(f"part {entry['name']!r}: its BREP file holds no shape")
+        parts[entry["name"]] = shape
+    return parts
+
+
+def _send(fd: int, data: dict[str, Any]) -> None:
+    raw = json.dumps(data, default=str).encode()
+    view = memoryview(raw)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def checks_child(job: dict[str, Any], home: str, fd: int) -> None:
+    """Load the geometry, run the checks and exports, answer on ``fd``."""
+    from pathlib import Path
+
+    import checks
+    import exports
+    import guard
+
+    opts = job.get("options") or {}
+    res: dict[str, Any] = {"stage": "load", "error": None, "checks": [], "parts": [], "artifacts": {}}
+    if job.get("tests"):
+        try:
+            res["test_names"] = test_names(job["tests"])
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            res["tests_error"] = guard.error_line(exc, "tests.py")[0]
+    try:
+        parts = load_parts(job["geometry"], job["manifest"])
+        res["stage"] = "checks"
+        res["checks"] = checks.run_checks(parts, opts)
+        res["parts"] = checks.mass_properties(parts, opts.get("density"))
+    except Exception as exc:  # noqa: BLE001 - a broken geometry fails the candidate, not the judge
+        res["error"] = f"{type(exc).__name__}: {exc}"[:400] if res["stage"] == "checks" else str(exc)[:400]
+        _send(fd, res)
+        return
+    for key, fn in (("exports", exports.export_step_stl), ("renders", exports.write_svgs)):
+        if opts.get(key):
+            try:
+                res["artifacts"].update(fn(parts, Path(home)))
+            except Exception as exc:  # noqa: BLE001
+                res["checks"].append({"name": key, "passed": False, "details": {},
+                                      "message": f"{type(exc).__name__}: {exc}"[:400]})
+    pairs = [(os.path.join(home, f), os.path.join(home, f[:-4] + ".png"))
+             for k, f in res["artifacts"].items() if k.startswith("render")]
+    try:
+        exports.svgs_to_pngs(pairs, timeout_s=30)
+    except Exception:  # noqa: BLE001 - renders are for people; a missing PNG is not a failure
+        pass
+    res["artifacts"] = {k: (f[:-4] + ".png" if f.endswith(".svg") else f) for k, f in res["artifacts"].items()}
+    res["stage"] = "done"
+    _send(fd, res)
+
+
+def _one_test(name: str, fn: Any, ctx: Any) -> dict[str, Any]:
+    import guard
+
+    try:
+        fn(ctx)
+        return {"name": name, "passed": True, "message": "passed"}
+    except AssertionError as exc:
+        msg = guard.message_text(str(exc), 500)
+        if not msg:
+            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "tests.py"]
+            msg = f"assertion failed: {frames[-1].line} (tests.py line {frames[-1].lineno})" if frames else \
+                "assertion failed"
+        return {"name": name, "passed": False, "message": msg}
+    except BaseException as exc:  # noqa: BLE001
+        return {"name": name, "passed": False, "message": guard.error_line(exc, "tests.py")[0]}
+
+
+def tests_child(job: dict[str, Any], home: str, fd: int) -> None:
+    """Load the geometry, run the tests file's ``test_*`` functions, answer on ``fd``."""
+    import tempfile
+
+    import checks
+    import guard
+
+    tempfile.tempdir = home
+    res: dict[str, Any] = {"error": None, "tests": []}
+    try:
+        parts = load_parts(job["geometry"], job["manifest"])
+    except Exception as exc:  # noqa: BLE001
+        res["error"] = str(exc)[:400]
+        _send(fd, res)
+        return
+    code = job["tests"]
+    guard.install_guard(home)
+    linecache.cache["tests.py"] = (len(code), None, code.splitlines(True), "tests.py")
+    ns: dict[str, Any] = {"__name__": "__cq_tests__", "__file__": "tests.py"}
+    try:
+        exec(compile(code, "tests.py", "exec"), ns)
+    except BaseException as exc:  # noqa: BLE001
+        res["error"] = guard.error_line(exc, "tests.py")[0]
+        _send(fd, res)
+        return
+    assembly = _assemble(parts)
+    ctx = checks.Ctx(dict(job["manifest"].get("params") or {}), parts, assembly)
+    for name in test_names(code):
+        fn = ns.get(name)
+        if not callable(fn):
+            res["tests"].append({"name": name, "passed": False, "message": f"{name} is not a function when run"})
+            continue
+        res["tests"].append(_one_test(name, fn, ctx))
+    _send(fd, res)
+
+
+def _assemble(parts: dict[str, Any]) -> Any:
+    """An Assembly of the (located) parts, for ``ctx.assembly``."""
+    import cadquery as cq
+
+    assy = cq.Assembly(name="assembly")
+    for name, shape in parts.items():
+        assy.add(shape, name=name)
+    return assy

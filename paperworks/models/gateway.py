@@ -75,10 +75,15 @@ into repetition loops without a penalty, and an unbounded reply costs minutes on
 
 
 def default_config(name: str) -> GatewayConfig:
-    """Defaults per model: the in-process local model serves one request at a time and is not
-    retried (its failures are bugs or bad input, not transient provider trouble)."""
+    """Defaults per model. The in-process local models are not retried (their failures are bugs or bad
+    input, not transient provider trouble). The llama.cpp engine batches requests in flight, so it takes
+    8 at once; the torch engine (``-torch``, or the fallback when llama-cpp-python is missing) serves one
+    at a time, so queueing for it is counted as waiting, not working."""
     if name.startswith("local/"):
-        return GatewayConfig(concurrency=1, max_retries=0)
+        import importlib.util
+
+        batched = not name.endswith("-torch") and importlib.util.find_spec("llama_cpp") is not None
+        return GatewayConfig(concurrency=8 if batched else 1, max_retries=0)
     return GatewayConfig()
 
 

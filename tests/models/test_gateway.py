@@ -248,3 +248,18 @@ def test_each_model_call_records_its_prompt_as_json(tmp_path) -> None:  # type: 
     prompt = json.loads((tmp_path / event["prompt"]).read_text())
     assert prompt["messages"] == USER and prompt["settings"] == {"temperature": 0} and prompt["model"] == name
     assert event["text"] == "fine" and event["waiting_s"] == 0.0
+
+
+def test_local_defaults_batch_only_on_the_llama_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from paperworks.models.gateway import default_config
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: object() if n == "llama_cpp" else real(n, *a))
+    assert default_config("local/smollm2-135m").concurrency == 8
+    assert default_config("local/smollm2-135m-torch").concurrency == 1
+    assert default_config("local/smollm2-135m").max_retries == 0
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "llama_cpp" else real(n, *a))
+    assert default_config("local/smollm2-135m").concurrency == 1  # torch fallback serialises
+    assert default_config("openai/gpt-4o-mini").concurrency == 8

@@ -131,7 +131,7 @@ def test_unknown_local_model_through_litellm() -> None:
 
 
 def test_held_back_tail() -> None:
-    from paperworks.models.local.provider import _held_back
+    from paperworks.models.local.streaming import held_back as _held_back
 
     assert _held_back("Hello <tool") == len("<tool")
     assert _held_back("Hello <") == 1

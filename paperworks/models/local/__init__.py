@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from paperworks.models.local.engines import Engine
     from paperworks.models.local.smollm import LocalModel
 
-__all__ = ["DEFAULT_LOCAL_MODEL", "get_local_model", "known_local_models", "register"]
+__all__ = ["DEFAULT_LOCAL_MODEL", "get_engine", "get_local_model", "known_local_models", "register"]
 
 DEFAULT_LOCAL_MODEL = "smollm2-135m"
 
@@ -24,8 +25,15 @@ def known_local_models() -> list[str]:
 
 
 def get_local_model(name: str = DEFAULT_LOCAL_MODEL) -> LocalModel:
-    """The process-wide embedded model ``name`` (loaded on first use)."""
+    """The process-wide torch (transformers) model ``name``, loaded on first use: what backends use."""
     from paperworks.models.local.smollm import get_local_model as _get
+
+    return _get(name)
+
+
+def get_engine(name: str = DEFAULT_LOCAL_MODEL) -> Engine:
+    """The engine serving ``local/<name>``: llama.cpp for ``smollm2-135m``, torch for ``smollm2-135m-torch``."""
+    from paperworks.models.local.engines import get_engine as _get
 
     return _get(name)
 

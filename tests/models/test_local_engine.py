@@ -1,0 +1,279 @@
+"""The llama.cpp serving engine on the real SmolLM2-135M GGUF: batching, prefix reuse, cancellation, limits.
+
+All slow (they load the model, 0.3 s each time); greedy outputs are compared exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from paperworks.core.paths import set_offline_env
+
+set_offline_env()
+pytestmark = pytest.mark.slow
+
+PROMPTS = [
+    "Tell me a story about a cat.",
+    "List five fruits.",
+    "Explain gravity to a child.",
+    "What is 17*23?",
+    "Write a poem about rain.",
+    "Describe Paris.",
+    "How do birds fly?",
+    "Name three planets.",
+]
+LONG = [{"role": "user", "content": "Tell me a long story about a dragon who learns to bake bread."}]
+
+
+def _chat(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def _fresh(**settings: Any) -> Any:
+    from paperworks.models.local.llama_core import LlamaSettings
+    from paperworks.models.local.llama_model import LlamaLocalModel
+    from paperworks.models.local.smollm import local_model_spec
+
+    return LlamaLocalModel("smollm2-135m", local_model_spec("smollm2-135m").gguf_path(), LlamaSettings(**settings))
+
+
+@pytest.fixture
+def engine() -> Iterator[Any]:
+    model = _fresh()
+    yield model
+    model.close()
+
+
+def _gather(model: Any, requests: list[tuple[list[dict[str, str]], dict[str, Any]]]) -> list[Any]:
+    async def run() -> list[Any]:
+        return list(await asyncio.gather(*(model.agenerate(m, **o) for m, o in requests)))
+
+    return asyncio.run(run())
+
+
+def test_batched_greedy_equals_single_requests(engine: Any) -> None:
+    single = [engine.generate(_chat(p), max_tokens=64) for p in PROMPTS]
+    batched_engine = _fresh()
+    try:
+        batched = _gather(batched_engine, [(_chat(p), {"max_tokens": 64}) for p in PROMPTS])
+        assert batched_engine.engine.stats.max_batch_sequences == len(PROMPTS)  # they did decode together
+    finally:
+        batched_engine.close()
+    assert [r.text for r in batched] == [r.text for r in single]
+    assert [r.completion_tokens for r in batched] == [r.completion_tokens for r in single]
+
+
+def test_each_request_keeps_its_own_settings_in_a_batch(engine: Any) -> None:
+    story = _chat("Tell me a story.")
+    alone_seeded = engine.generate(story, max_tokens=16, temperature=1.0, seed=7)
+    alone_stop = engine.generate(_chat("List three colors."), max_tokens=40)
+    cut_at = alone_stop.text[: len(alone_stop.text) // 2].split()[-1]
+    results = _gather(
+        engine,
+        [
+            (story, {"max_tokens": 16, "temperature": 1.0, "seed": 7}),
+            (_chat("List three colors."), {"max_tokens": 40, "stop": [cut_at]}),
+            (_chat("Tell me a long story."), {"max_tokens": 5}),
+            (story, {"max_tokens": 16, "temperature": 1.0, "seed": 8}),
+        ],
+    )
+    assert results[0].text == alone_seeded.text  # a seed gives the same sample, batched or not
+    assert results[1].text == alone_stop.text[: alone_stop.text.index(cut_at)] and results[1].finish_reason == "stop"
+    assert results[2].finish_reason == "length" and results[2].completion_tokens == 5
+    assert results[3].text != results[0].text
+
+
+def test_prefix_reuse_equals_recompute_over_an_agent_conversation(engine: Any) -> None:
+    import numpy as np
+
+    messages: list[dict[str, str]] = [{"role": "system", "content": "You are a terse assistant."}]
+    recompute = _fresh(n_seq=2)  # its cache is wiped before each turn
+    cached_jobs, fresh_jobs = engine.recent_jobs, recompute.recent_jobs
+    try:
+        for turn in range(5):
+            messages.append({"role": "user", "content": f"Step {turn}: name one more animal."})
+            before = engine.engine.stats.prefilled_tokens
+            cached = engine.generate(messages, max_tokens=24)
+            prefilled = engine.engine.stats.prefilled_tokens - before
+            for slot in recompute.engine.slots:
+                recompute.core.seq_rm(slot.seq)
+                slot.tokens = []
+            fresh = recompute.generate(messages, max_tokens=24)
+            assert cached.text == fresh.text
+            # the first token's logits, from cached KV plus the new tokens, are bit-identical to a full prefill
+            assert np.array_equal(cached_jobs[-1].last_logits, fresh_jobs[-1].last_logits)
+            assert fresh_jobs[-1].reused == 0
+            if turn:
+                assert cached_jobs[-1].reused > 0
+                assert prefilled < cached.prompt_tokens // 2  # only the new turn was prefilled
+            messages.append({"role": "assistant", "content": cached.text})
+    finally:
+        recompute.close()
+
+
+def test_cancelling_the_awaiting_task_stops_decoding_promptly(engine: Any) -> None:
+    solo = engine.generate(_chat("Write a poem about rain."), max_tokens=40)
+
+    async def run() -> tuple[Any, int, int]:
+        long_task = asyncio.create_task(engine.agenerate(LONG, max_tokens=400))
+        other = asyncio.create_task(engine.agenerate(_chat("Write a poem about rain."), max_tokens=40))
+        await asyncio.sleep(0.05)
+        while not engine.engine._active or not engine.engine._active[0].generated:
+            await asyncio.sleep(0.01)
+        job = next(j for j in engine.engine._active if j.max_tokens == 400)
+        long_task.cancel()
+        at_cancel = len(job.generated)
+        with pytest.raises(asyncio.CancelledError):
+            await long_task
+        await asyncio.sleep(0.3)
+        return await other, at_cancel, len(job.generated)
+
+    other, at_cancel, final = asyncio.run(run())
+    assert final - at_cancel <= 3 and final < 400
+    assert other.text == solo.text  # the request beside it went on untouched
+    assert engine.engine.stats.cancelled >= 1
+
+
+def test_a_deadline_stops_decoding(engine: Any) -> None:
+    from paperworks.models.local.engine_types import DeadlineExceeded
+
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded, match="after [0-9]+ generated tokens") as err:
+        engine.generate(LONG, max_tokens=2000, timeout=0.4)
+    assert time.monotonic() - started < 3
+    assert 0 <= err.value.completion_tokens < 2000
+
+
+def test_closing_a_stream_cancels_it(engine: Any) -> None:
+    stream = engine.stream(LONG, max_tokens=400)
+    next(iter(stream))
+    stream.close()
+    time.sleep(0.2)
+    assert engine.engine.stats.cancelled == 1 and not engine.engine._active
+
+
+def test_one_failing_request_leaves_the_others_alone(engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    solo = engine.generate(_chat("List five fruits."), max_tokens=24)
+    real = engine.make_job
+
+    def broken_job(messages: list[dict[str, str]], **options: Any) -> Any:
+        job = real(messages, **options)
+        if options.get("seed") == 13:
+
+            def fail(logits: Any, recent: Any = ()) -> int:
+                raise RuntimeError("sampler exploded")
+
+            job.sampler.pick = fail
+        return job
+
+    monkeypatch.setattr(engine, "make_job", broken_job)
+
+    async def run() -> list[Any]:
+        return list(
+            await asyncio.gather(
+                engine.agenerate(_chat("List five fruits."), max_tokens=24),
+                engine.agenerate(LONG, max_tokens=24, seed=13),
+                return_exceptions=True,
+            )
+        )
+
+    good, bad = asyncio.run(run())
+    assert isinstance(bad, RuntimeError) and "exploded" in str(bad)
+    assert good.text == solo.text
+
+
+def test_prompt_tokens_match_the_torch_tokenizer(engine: Any) -> None:
+    from paperworks.models.local import get_local_model
+    from paperworks.models.local.toolcalls import to_plain_messages
+
+    torch_model = get_local_model()
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+    conversations = [
+        _chat("What is the capital of France?"),
+        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Héllo, wörld! 日本語 — ok?"}],
+        to_plain_messages([{"role": "user", "content": "Weather in Paris?"}], [weather]),
+    ]
+    for messages in conversations:
+        assert engine.prompt_ids(messages) == torch_model.prompt_ids(messages)
+
+
+def test_too_long_a_prompt_is_one_clear_error(engine: Any) -> None:
+    from paperworks.models.local.generation import ContextWindowError
+
+    with pytest.raises(ContextWindowError, match="reads at most 8192"):
+        engine.generate(_chat("word " * 9000), max_tokens=4)
+
+
+# ----------------------------------------------------------------------------- through litellm
+
+
+def test_litellm_task_cancellation_stops_decoding_and_records_progress() -> None:
+    import litellm
+
+    from paperworks.core.events import EventLog, current_events
+    from paperworks.models.local import register
+    from paperworks.models.local.engines import get_engine
+
+    register()
+    served = get_engine("smollm2-135m")
+    seen: list[dict[str, Any]] = []
+    token = current_events.set(EventLog(None, [seen.append]))
+
+    async def run(stream: bool) -> int:
+        before = served.engine.stats.decoded_tokens
+
+        async def call() -> Any:
+            reply = await litellm.acompletion(model="local/smollm2-135m", messages=LONG, max_tokens=400, stream=stream)
+            if stream:
+                async for _ in reply:
+                    pass
+            return reply
+
+        task = asyncio.create_task(call())
+        while served.engine.stats.decoded_tokens - before < 5:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        stopped_at = served.engine.stats.decoded_tokens
+        await asyncio.sleep(0.3)
+        return served.engine.stats.decoded_tokens - stopped_at
+
+    try:
+        for stream in (False, True):
+            assert asyncio.run(run(stream)) <= 3  # a token or two in flight, then nothing
+    finally:
+        current_events.reset(token)
+    notes = [e for e in seen if e["type"] == "model_cancelled"]
+    assert len(notes) == 2 and all(e["completion_tokens"] >= 4 for e in notes)
+    assert not served.engine._active
+
+
+def test_litellm_deadline_is_a_timeout_error() -> None:
+    import litellm
+
+    from paperworks.models.local import register
+
+    register()
+    started = time.monotonic()
+    with pytest.raises(litellm.Timeout, match="deadline passed after"):
+        litellm.completion(model="local/smollm2-135m", messages=LONG, max_tokens=2000, deadline=started + 0.3)
+    assert time.monotonic() - started < 3
+
+
+def test_torch_engine_serves_through_litellm_too() -> None:
+    import litellm
+
+    from paperworks.models.local import get_local_model, register
+
+    register()
+    reply = litellm.completion(
+        model="local/smollm2-135m-torch", messages=_chat("What is the capital of France?"), max_tokens=8
+    )
+    assert reply.choices[0].message.content.strip()
+    assert hasattr(get_local_model().model, "parameters")  # the backends' nn.Module

@@ -209,6 +209,7 @@ def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20)
 
 
 def _register_eval_commands() -> None:
+    from paperworks.cli.archive_cmd import archive_app
     from paperworks.cli.cad_cmd import cad_app
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
     from paperworks.cli.repro_cmd import repro_command
@@ -218,6 +219,7 @@ def _register_eval_commands() -> None:
     app.command("compare")(compare_command)
     app.command("repro")(repro_command)
     app.add_typer(cad_app, name="cad")
+    app.add_typer(archive_app, name="archive")
 
 
 _register_eval_commands()

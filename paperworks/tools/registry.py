@@ -124,7 +124,13 @@ def tool(fn: Callable[..., Any]) -> Tool:
 
 
 def _load_builtin_tools() -> None:
-    from paperworks.tools import files, math  # noqa: F401  (registration side effect)
+    """Import the built-in tool modules (registration side effect; none imports a heavy library)."""
+    from paperworks.tools import files, images, math  # noqa: F401
+    from paperworks.tools.archive import tools as _archive  # noqa: F401
+    from paperworks.tools.documents import tools as _documents  # noqa: F401
+    from paperworks.tools.ocr import tools as _ocr  # noqa: F401
+    from paperworks.tools.speech_rec import tools as _speech  # noqa: F401
+    from paperworks.tools.translate import tools as _translate  # noqa: F401
 
 
 def get_tools(names: list[str] | None = None) -> list[Tool]:

@@ -110,7 +110,7 @@ def test_quiet_prints_only_the_result(capsys: pytest.CaptureFixture[str], tmp_pa
 
 def test_suite_names_resolve_in_cwd_evals_then_the_package_then_the_env(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    assert package_suites_dir() == ROOT / "evals"  # a source checkout: the suites beside the package
+    assert package_suites_dir() == (ROOT / "evals").resolve()  # the suites inside the package
     extra = tmp_path / "extra"
     make_suite(extra, name="arith")  # shadowed: the package's arith comes first
     make_suite(extra, name="only_env")
@@ -118,7 +118,7 @@ def test_suite_names_resolve_in_cwd_evals_then_the_package_then_the_env(tmp_path
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    assert find_suite("arith") == ROOT / "evals" / "arith"
+    assert find_suite("arith") == (ROOT / "evals" / "arith").resolve()
     assert find_suite("only_env") == (extra / "only_env").resolve()
     make_suite(work / "evals", name="arith")  # ./evals wins over both
     assert find_suite("arith") == (work / "evals" / "arith").resolve()

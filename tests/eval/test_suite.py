@@ -39,7 +39,7 @@ def test_arith_suite_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     assert suite.spec.config["max_steps"] == 4 and suite.spec.limits.tokens == 6000
     assert suite.spec.limits.working_time_s == 120  # queueing for the shared model is not working time
     first = suite.samples[0]
-    assert first.id == "arith-001" and first.source == "evals/arith/data.jsonl:1"
+    assert first.id == "arith-001" and first.source == "paperworks/suites/arith/data.jsonl:1"
     assert first.input["task"].endswith("reply with just the final number.")
     assert "{question}" not in first.input["task"]
     assert all(isinstance(s.target, int | float) and not isinstance(s.target, bool) for s in suite.samples)
@@ -128,7 +128,7 @@ def test_select_by_limit_and_ids(tmp_path: Path) -> None:
 
 
 def test_find_suite_by_name_path_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    arith = ROOT / "evals" / "arith"
+    arith = (ROOT / "evals" / "arith").resolve()
     assert find_suite("arith") == arith
     assert find_suite(str(arith)) == arith and find_suite(str(arith / "suite.yaml")) == arith
     with pytest.raises(UserError, match=r"^unknown suite 'nosuch' \(looked in .*evals/.*\); known: .*arith.*explain"):
@@ -220,3 +220,19 @@ def test_messages_use_absolute_paths_when_shorter(tmp_path: Path, monkeypatch: p
     with pytest.raises(UserError) as info:
         load_suite(str(folder))
     assert str(info.value).startswith(f"{folder / 'suite.yaml'}:9: field 'epochs'")
+
+
+def test_suites_ship_inside_the_package() -> None:
+    """A wheel carries the suites as package data (pyproject's package-data); evals/ links to them."""
+    import tomllib
+
+    import paperworks
+    from paperworks.eval.suite_paths import package_suites_dir
+
+    package = Path(paperworks.__file__).resolve().parent
+    assert package_suites_dir() == package / "suites"
+    assert (package / "suites" / "arith" / "suite.yaml").is_file()
+    root = package.parent
+    assert (root / "evals").resolve() == package / "suites"
+    data = tomllib.loads((root / "pyproject.toml").read_text())
+    assert "suites/**/*" in data["tool"]["setuptools"]["package-data"]["paperworks"]

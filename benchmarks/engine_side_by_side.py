@@ -44,11 +44,20 @@ def commands(model: str, task: str) -> dict[str, list[str]]:
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> dict[str, object]:
+    """Run one command; its wall time, exit code, load, last output line and (for an eval) its metrics."""
+    runs = Path(env["PAPERWORKS_RUNS_DIR"])
+    before = set(runs.iterdir())
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
-    return {"wall_s": round(wall, 2), "rc": proc.returncode, "load_1min": os.getloadavg()[0],
-            "tail": (proc.stdout + proc.stderr).strip().splitlines()[-1:]}
+    rec: dict[str, object] = {"wall_s": round(wall, 2), "rc": proc.returncode, "load_1min": os.getloadavg()[0],
+                              "tail": (proc.stdout + proc.stderr).strip().splitlines()[-1:]}
+    for run_dir in set(runs.iterdir()) - before:
+        results = run_dir / "results.json"
+        if results.is_file():
+            metrics = json.loads(results.read_text()).get("metrics", {})
+            rec["metrics"] = {k: v for k, v in metrics.items() if "accuracy" in k or k.endswith("/mean")}
+    return rec
 
 
 def main() -> None:

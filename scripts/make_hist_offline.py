@@ -56,7 +56,8 @@ SUITE_YAML = """\
 # groundtruth/<stem>.txt, title first; a table's page is its sheet and its line the sheet row; a PDF's line
 # is the entry's line in the transcription) for an oracle replay, languages, scripts, sources, licences.
 # groundtruth/ holds the text drawn on each image (for OCR error rates); never give it to an agent.
-# The judge scorer needs --judge-model (local/smollm2-135m works offline); match alone grades the rest.
+# Scored by GAIA-style quasi-exact match, offline. For the HistBench-style judge as well, list
+# `- judge` under scorers in a copy of this file and pass --judge-model (local/smollm2-135m works offline).
 name: hist_offline
 version: "1.0"
 description: History questions over invented scans, PDFs, tables and an archive (11 languages, 7 scripts).
@@ -70,7 +71,6 @@ target: answer
 metadata: [answer_type, level, tools, languages, scripts, evidence, choices]
 scorers:
   - match
-  - judge
 answer_field: answer
 metrics: [accuracy, stderr, pass@1, pass@2]
 epochs: 2

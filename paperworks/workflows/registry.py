@@ -21,6 +21,7 @@ from paperworks.core.errors import UserError
 BUILTIN: dict[str, str] = {
     "agent": "paperworks.workflows.agent:SPEC",
     "spada": "paperworks.workflows.spada:SPEC",
+    "histagent": "paperworks.workflows.histagent:SPEC",
 }
 
 

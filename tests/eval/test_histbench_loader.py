@@ -129,7 +129,7 @@ def test_helpers() -> None:
 def test_suite_with_hist_offline_settings(bench: Path) -> None:
     suite = histbench_suite(bench, template=ROOT / "evals" / "hist_offline" / "suite.yaml")
     assert suite.name == "histbench" and suite.spec.epochs == 2 and suite.spec.workflow == "histagent"
-    assert [s.name for s in suite.spec.scorers] == ["match", "judge"]
+    assert [s.name for s in suite.spec.scorers] == ["match"]  # the judge needs --judge-model: opt in
     assert [s.id for s in suite.samples][:2] == ["histbench-L1-1", "histbench-L1-2"]
     mc = suite.samples[2]
     assert mc.input == {"question": "Which script is this? A) Latin B) Greek",

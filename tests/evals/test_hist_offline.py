@@ -150,7 +150,7 @@ def test_loads_through_the_suite_loader(monkeypatch: pytest.MonkeyPatch) -> None
         monkeypatch.setitem(registry.BUILTIN, "histagent", f"{__name__}:STUB")
     suite = load_suite(str(SUITE))
     assert suite.name == "hist_offline" and suite.spec.epochs == 2
-    assert [s.name for s in suite.spec.scorers] == ["match", "judge"]
+    assert [s.name for s in suite.spec.scorers] == ["match"]  # judge: opt-in, needs --judge-model
     assert len(suite.samples) == len(_rows())
     first = suite.samples[0]
     assert first.input["attachments"] and isinstance(first.input["attachments"], list)

@@ -178,3 +178,16 @@ def test_search_rejects_bad_mode_and_empty_query(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="empty search query"):
         archive.search("  ")
     assert archive.search("anything") == []
+
+
+def test_concurrent_use_from_worker_threads(corpus: tuple[Archive, list[tuple[Path, str]], Path]) -> None:
+    """Tools run on worker threads and eval samples run concurrently: one archive serves them all."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    archive, pairs, _ = corpus
+    queries = [q for _, q in pairs[:8]]
+    expected = [archive.search(q, 3)[0].chunk.text for q in queries]
+    with ThreadPoolExecutor(4) as pool:  # threads other than the one that opened the catalog
+        got = list(pool.map(lambda q: archive.search(q, 3)[0].chunk.text, queries * 2))
+        docs = list(pool.map(lambda _: len(archive.documents()), range(4)))
+    assert got == expected * 2 and len(set(docs)) == 1

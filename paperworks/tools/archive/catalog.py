@@ -38,7 +38,7 @@ class Catalog:
     """SQLite file ``catalog.sqlite`` in the archive folder."""
 
     def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(str(path), timeout=30)
+        self.db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)  # Archive serialises use
         self.db.executescript(SCHEMA)
         self.db.commit()
 

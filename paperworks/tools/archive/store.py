@@ -8,13 +8,15 @@ unchanged file again does nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from paperworks.core.errors import UserError, one_line
 from paperworks.core.paths import home_dir
@@ -110,6 +112,19 @@ def _walk(paths: Iterable[str | Path]) -> Iterator[Path]:
         else:
             yield p  # missing or unsupported files are reported by read_document
 
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _serialised(method: _M) -> _M:
+    """Run ``method`` under its archive's lock (SQLite, chromadb and the BM25 index are not thread-safe)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return cast(_M, wrapper)
+
 
 class Archive:
     """An archive folder: ``catalog.sqlite`` plus a chromadb store in ``chroma/``."""
@@ -119,6 +134,8 @@ class Archive:
         self.root.mkdir(parents=True, exist_ok=True)
         self.ocr_languages = ocr_languages
         self.catalog = Catalog(self.root / "catalog.sqlite")
+        self.lock = threading.RLock()
+        """Serialises every public method: tools run on worker threads and samples run concurrently."""
         self._collection: Any = None
         self._lexical: LexicalIndex | None = None
         self._lexical_version = -1
@@ -144,11 +161,13 @@ class Archive:
             self._lexical_version = version
         return self._lexical
 
+    @_serialised
     def close(self) -> None:
         """Close the catalog (chromadb persists on every write)."""
         self.catalog.close()
 
     # --- ingest -------------------------------------------------------------------------------
+    @_serialised
     def add(self, paths: Iterable[str | Path], on_file: Any = None, batch_chunks: int = 256) -> IngestReport:
         """Ingest files and folders. Unchanged files (same path and hash) are skipped; a file that
         fails is reported in ``failed`` (``path: problem``) and the rest go on. Chunks of several
@@ -201,6 +220,7 @@ class Archive:
             return "failed"
         return _Pending(path, key, sha, doc.kind, chunks, entry is not None)
 
+    @_serialised
     def add_chunks(self, key: str, sha256: str, kind: str, chunks: list[Chunk]) -> None:
         """Index ready-made chunks under document ``key`` (replacing a previous version)."""
         self._write([_Pending(Path(key), key, sha256, kind, chunks, False)])
@@ -231,6 +251,7 @@ class Archive:
         for item in items:
             self.catalog.put(item.key, _doc_id(item.key), item.sha256, item.kind, item.chunks)
 
+    @_serialised
     def remove(self, paths: Iterable[str | Path]) -> tuple[list[str], list[str]]:
         """Forget files (or every file under a folder); returns (removed, not found)."""
         removed, missing = [], []
@@ -247,11 +268,13 @@ class Archive:
                 removed.append(match)
         return removed, missing
 
+    @_serialised
     def documents(self) -> list[DocumentEntry]:
         """The files in the archive, by path."""
         return self.catalog.documents()
 
     # --- search -------------------------------------------------------------------------------
+    @_serialised
     def search(self, query: str, k: int = 5, pool: int = 30, mode: str = "hybrid") -> list[Hit]:
         """The best ``k`` passages for ``query``. ``mode``: ``hybrid`` (RRF of dense and BM25),
         ``dense`` or ``lexical``; each ranking contributes its top ``max(pool, k)``."""

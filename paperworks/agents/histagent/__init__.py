@@ -1,0 +1,1 @@
+"""HistAgent's roles: the planner, the manager, the specialists and the answer reformulator."""

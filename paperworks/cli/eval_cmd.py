@@ -57,6 +57,9 @@ def eval_command(
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds one model request may take "
                                                   "before it is retried.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar; print only the results.")] = False,
+    data: Annotated[str | None, typer.Option(help="Your copy of a suite's data, for suites not shipped "
+                                             "(histbench: the HistBench .xlsx, or its folder).")] = None,
+    attachments: Annotated[str | None, typer.Option(help="That data's attachment folder (default: beside it).")] = None,
 ) -> None:
     """Evaluate a workflow on a benchmark suite with a model; resumable after any interruption."""
     from paperworks.core.lock import RunLock
@@ -83,7 +86,7 @@ def eval_command(
             (1 if (model or DEFAULT_MODEL).endswith("-torch") else 4),  # llama.cpp batches; torch serialises
             time_limit=time_limit, working_limit=working_limit, token_limit=token_limit, cost_limit=cost_limit,
             log_dir=log_dir, fail_on_error=fail_on_error, executor=executor, ray_address=ray_address,
-            max_retries=max_retries, timeout=timeout))
+            max_retries=max_retries, timeout=timeout, data=data, attachments=attachments))
         lock = RunLock(run.path).acquire()
         record = run.read_record()
     say(f"[dim]run dir: {run.path}[/dim]")

@@ -23,7 +23,7 @@ from paperworks.eval.metrics import compute_results
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.sample_runner import EvalSetup, run_bounded, run_sample
 from paperworks.eval.samples_log import SamplesLog
-from paperworks.eval.suite import load_suite
+from paperworks.eval.suite import open_suite
 
 JUDGED = {"judge"}
 """Scorers that need ``--judge-model``."""
@@ -53,6 +53,10 @@ class EvalArgs:
     recursion_limit: int = 100
     max_retries: int | None = None
     timeout: float | None = None
+    data: str | None = None
+    """For suites built from a user's data file (``histbench``): the workbook."""
+    attachments: str | None = None
+    """... and its attachment folder (default: found beside the workbook)."""
 
 
 def check_args(args: EvalArgs) -> None:
@@ -84,7 +88,7 @@ def create_eval(args: EvalArgs) -> RunDir:
     from paperworks.models.types import validate_generation
 
     check_args(args)
-    suite = load_suite(args.suite)
+    suite = open_suite(args.suite, args.data, args.attachments)
     samples = suite.select(args.limit, args.sample_ids or None)
     validate_generation(suite.spec.generation, f"suite '{suite.spec.name}': generation")
     check_model(args.model)
@@ -104,6 +108,8 @@ def create_eval(args: EvalArgs) -> RunDir:
     return RunDir.create(f"eval-{suite.spec.name}", {
         "kind": "eval", "suite": suite.spec.name, "suite_version": suite.spec.version,
         "suite_path": str(suite.folder.resolve()), "workflow": suite.spec.workflow,
+        "suite_data": str(Path(args.data).resolve()) if args.data else None,
+        "suite_attachments": str(Path(args.attachments).resolve()) if args.attachments else None,
         "model": args.model, "judge_model": args.judge_model, "seed": args.seed, "epochs": epochs,
         "limits": limits.to_dict(), "sample_ids": [s.id for s in samples],
         "limited": bool(args.limit is not None or args.sample_ids), "args": asdict(args),

@@ -16,7 +16,7 @@ import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from paperworks.core.errors import UserError, one_line
 from paperworks.eval.records import Sample
@@ -254,3 +254,22 @@ def _sample_id(row: dict[str, Any], id_field: str | None, path: Path, lineno: in
         raise UserError(f"{where}: field '{id_field}': expected a non-empty string or integer id, "
                         f"got {show_value(value)}")
     return str(value)
+
+
+DATA_SUITES = {"histbench": "paperworks.eval.histbench:histbench_suite"}
+"""Suites built from a user's own data file (``eval NAME --data PATH``), not shipped with paperworks."""
+
+
+def open_suite(name_or_path: str, data: str | None = None, attachments: str | None = None) -> Suite:
+    """``load_suite``, or, for a suite in :data:`DATA_SUITES`, the suite built from the user's ``data`` file
+    (``attachments``: its attachment folder). One-line ``UserError`` when the two don't go together."""
+    if name_or_path in DATA_SUITES:
+        if not data:
+            raise UserError(f"suite '{name_or_path}' is built from your copy of its data: pass --data PATH")
+        import importlib
+
+        module, _, func = DATA_SUITES[name_or_path].partition(":")
+        return cast(Suite, getattr(importlib.import_module(module), func)(data, attachments=attachments))
+    if data or attachments:
+        raise UserError(f"--data/--attachments are only for {', '.join(sorted(DATA_SUITES))}, not '{name_or_path}'")
+    return load_suite(name_or_path)

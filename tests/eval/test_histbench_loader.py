@@ -137,3 +137,24 @@ def test_suite_with_hist_offline_settings(bench: Path) -> None:
     assert mc.target == "B" and mc.metadata["level"] == 2 and mc.metadata["answer_type"] == "multiple_choice"
     assert mc.metadata["data_requirements"] == "Image: scroll_12.jpg"
     assert mc.source == "HistBench, sheet 'Level 2', row 2"
+
+
+def test_eval_histbench_data_creates_and_resumes(bench: Path, tmp_path: Path) -> None:
+    """`paperworks eval histbench --data PATH`: the suite comes from the workbook, also on resume."""
+    from paperworks.core.errors import UserError
+    from paperworks.eval import harness
+    from paperworks.eval.sample_runner import EvalSetup
+
+    logs = tmp_path / "runs"
+    run = harness.create_eval(harness.EvalArgs(suite="histbench", model="scripted/echo", data=str(bench),
+                                               log_dir=str(logs), limit=2))
+    record = run.read_record()
+    assert record["suite"] == "histbench" and record["suite_data"] == str(bench.resolve())
+    assert record["sample_ids"] == ["histbench-L1-1", "histbench-L1-2"]
+    setup = EvalSetup.from_record(run.path, record)
+    assert setup.suite.spec.name == "histbench" and len(setup.suite.samples) == len(histbench_suite(bench).samples)
+    with pytest.raises(UserError, match=r"^suite 'histbench' is built from your copy of its data: pass --data"):
+        harness.create_eval(harness.EvalArgs(suite="histbench", model="scripted/echo", log_dir=str(logs)))
+    with pytest.raises(UserError, match=r"^--data/--attachments are only for histbench, not 'arith'"):
+        harness.create_eval(harness.EvalArgs(suite="arith", model="scripted/echo", data=str(bench), log_dir=str(logs)))
+    assert [p.name for p in logs.iterdir()] == [run.path.name]  # nothing created for the refused ones

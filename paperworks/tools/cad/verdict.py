@@ -11,10 +11,10 @@ import json
 import os
 import re
 import shutil
-import stat
 from pathlib import Path
 from typing import Any
 
+from paperworks.tools.cad import procs
 from paperworks.tools.cad.results import CheckResult, SandboxLimits, SandboxResult, TestResult
 
 SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 24: "SIGXCPU",
@@ -25,17 +25,7 @@ PART_FILE = re.compile(r"part_(\d{1,2})\.brep")
 
 def read_capped(path: Path, cap: int) -> bytes | None:
     """A regular file's bytes (no links, FIFOs, devices), None when missing or larger than ``cap``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
-            return None
-        return os.read(fd, cap) if st.st_size else b""
-    finally:
-        os.close(fd)
+    return procs.read_capped(str(path), cap)
 
 
 def _text(value: Any, cap: int = 400) -> str:

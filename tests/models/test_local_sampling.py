@@ -99,3 +99,15 @@ def test_the_torch_name_is_served_by_torch(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(engines, "get_local_model", lambda name: seen.append(name) or "torch-model")
     assert engines.get_engine("smollm2-135m-torch") == "torch-model"
     assert smollm.LOCAL_MODELS["smollm2-135m-torch"].torch_name == smollm.LOCAL_MODELS["smollm2-135m"].torch_name
+
+
+def test_thread_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One-token steps and multi-token steps (prefill, requests decoding together) take their own threads."""
+    from paperworks.models.local.llama_core import LlamaSettings
+
+    monkeypatch.setenv("PAPERWORKS_LOCAL_THREADS", "1")
+    monkeypatch.setenv("PAPERWORKS_LOCAL_THREADS_BATCH", "3")
+    s = LlamaSettings.from_env()
+    assert (s.n_threads, s.n_threads_batch) == (1, 3)
+    monkeypatch.delenv("PAPERWORKS_LOCAL_THREADS_BATCH")
+    assert LlamaSettings.from_env().n_threads_batch == 0  # 0: every core this process may use

@@ -212,6 +212,7 @@ def _register_eval_commands() -> None:
     from paperworks.cli.archive_cmd import archive_app
     from paperworks.cli.cad_cmd import cad_app
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
+    from paperworks.cli.lean_cmd import lean_app
     from paperworks.cli.repro_cmd import repro_command
 
     app.command("eval")(eval_command)
@@ -220,6 +221,7 @@ def _register_eval_commands() -> None:
     app.command("repro")(repro_command)
     app.add_typer(cad_app, name="cad")
     app.add_typer(archive_app, name="archive")
+    app.add_typer(lean_app, name="lean")
 
 
 _register_eval_commands()

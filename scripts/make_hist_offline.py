@@ -56,8 +56,10 @@ SUITE_YAML = """\
 # groundtruth/<stem>.txt, title first; a table's page is its sheet and its line the sheet row; a PDF's line
 # is the entry's line in the transcription) for an oracle replay, languages, scripts, sources, licences.
 # groundtruth/ holds the text drawn on each image (for OCR error rates); never give it to an agent.
-# Scored by GAIA-style quasi-exact match, offline. For the HistBench-style judge as well, list
-# `- judge` under scorers in a copy of this file and pass --judge-model (local/smollm2-135m works offline).
+# Scored by GAIA-style quasi-exact match, offline; pass@1 and pass@2 over the two epochs, overall and per
+# level and per tool (group_by: results.json keys such as match/pass@2[level=3], match/accuracy[tools=ocr]).
+# For the HistBench-style judge as well, list `- judge` under scorers in a copy of this file and pass
+# --judge-model (local/smollm2-135m works offline).
 name: hist_offline
 version: "1.0"
 description: History questions over invented scans, PDFs, tables and an archive (11 languages, 7 scripts).
@@ -69,6 +71,7 @@ input:
   attachments: "{attachments}"
 target: answer
 metadata: [answer_type, level, tools, languages, scripts, evidence, choices]
+group_by: [level, tools]
 scorers:
   - match
 answer_field: answer

@@ -90,6 +90,8 @@ def eval_command(
         lock = RunLock(run.path).acquire()
         record = run.read_record()
     say(f"[dim]run dir: {run.path}[/dim]")
+    for name, reason in (record.get("skipped_scorers") or {}).items():
+        say(f"[yellow]scorer '{name}' skipped: {reason}[/yellow]", markup=True, highlight=False)
     if record.get("limited"):
         say("[yellow]--limit/--sample-id given: these results are for testing only[/yellow]")
     try:

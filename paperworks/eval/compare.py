@@ -5,12 +5,14 @@ when both runs scored the same sample ids and the metric is a mean of per-sample
 ``metrics.py`` computes them: a scorer's ``accuracy`` and ``mean`` (a sample's value is the mean over
 its epochs, a failed sample counting 0), and ``time_s``/``tokens``/``cost`` means (over (sample, epoch)
 records, paired by ``<id>#<epoch>``), and ``pass@k`` (per-sample unbiased estimates). Otherwise (other
-metrics, differing samples) it is the independent one, ``sqrt(seA² + seB²)``. A delta is flagged when
+metrics, differing samples) it is the independent one, ``sqrt(seA² + seB²)``. Grouped metrics
+(``match/accuracy[level=2]``) pair the samples of their group. A delta is flagged when
 ``|delta| > 1.96 · stderr``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import defaultdict
@@ -24,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from paperworks.core.errors import UserError
+from paperworks.eval.groups import labels_of, metric_order, parse_group_key
 from paperworks.eval.records import SampleRecord
 from paperworks.eval.view import EvalRun, load_run
 
@@ -116,7 +119,13 @@ def unit_values(run: EvalRun, metric: str) -> dict[str, float] | None:
     """The per-unit values whose mean is ``metric``, as ``metrics.py`` computes it, or None when the
     metric is not such a mean. Units are sample ids (a scorer's ``accuracy`` and ``mean``: the mean over
     epochs, a failed sample counting 0; ``pass@k``: the unbiased estimate from the sample's epochs) or
-    ``<id>#<epoch>`` record keys (``time_s``, ``tokens`` and ``cost`` means)."""
+    ``<id>#<epoch>`` record keys (``time_s``, ``tokens`` and ``cost`` means). A grouped metric
+    (``match/accuracy[level=2]``) has the values of its metric over the samples in its group."""
+    grouped = parse_group_key(metric)
+    if grouped is not None:
+        base, group, label = grouped
+        members = [r for r in run.samples if label in labels_of((r.metadata or {}).get(group))]
+        return unit_values(dataclasses.replace(run, samples=members), base) if members else None
     head, _, tail = metric.rpartition("/")
     get: Callable[[SampleRecord], float]
     if not head or not (tail in ("accuracy", "mean") or re.fullmatch(r"pass@\d+", tail)):
@@ -206,8 +215,8 @@ def compare_runs(a: Path, b: Path) -> Comparison:
     if comp.a["limited"] or comp.b["limited"]:
         comp.warnings.append("a run was cut by --limit/--sample-id: results are for testing only")
     ma, mb = ra.results.metrics, rb.results.metrics
-    comp.metrics = [_delta(name, ma[name], mb[name], ra, rb) for name in sorted(set(ma) & set(mb))]
-    only = sorted(set(ma) ^ set(mb))
+    comp.metrics = [_delta(name, ma[name], mb[name], ra, rb) for name in sorted(set(ma) & set(mb), key=metric_order)]
+    only = sorted(set(ma) ^ set(mb), key=metric_order)
     if only:
         comp.warnings.append(f"metrics in only one run (not compared): {', '.join(only)}")
     comp.flips = {s: _flips(ra, rb, s) for s in sorted(_scorers(ra) & _scorers(rb))}

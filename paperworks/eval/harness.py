@@ -23,7 +23,7 @@ from paperworks.eval.metrics import compute_results
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.sample_runner import EvalSetup, run_bounded, run_sample
 from paperworks.eval.samples_log import SamplesLog
-from paperworks.eval.suite import open_suite
+from paperworks.eval.suite import open_suite, unavailable_scorers, without_scorers
 
 JUDGED = {"judge"}
 """Scorers that need ``--judge-model``."""
@@ -89,6 +89,11 @@ def create_eval(args: EvalArgs) -> RunDir:
 
     check_args(args)
     suite = open_suite(args.suite, args.data, args.attachments)
+    skipped = unavailable_scorers(suite)
+    if skipped and len(skipped) == len(suite.spec.scorers):
+        raise UserError(f"suite '{suite.spec.name}': no scorer can run here: "
+                        + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    suite = without_scorers(suite, set(skipped))
     samples = suite.select(args.limit, args.sample_ids or None)
     validate_generation(suite.spec.generation, f"suite '{suite.spec.name}': generation")
     check_model(args.model)
@@ -113,6 +118,7 @@ def create_eval(args: EvalArgs) -> RunDir:
         "model": args.model, "judge_model": args.judge_model, "seed": args.seed, "epochs": epochs,
         "limits": limits.to_dict(), "sample_ids": [s.id for s in samples],
         "limited": bool(args.limit is not None or args.sample_ids), "args": asdict(args),
+        "skipped_scorers": skipped,
     }, root=root)
 
 
@@ -210,7 +216,8 @@ async def _run_eval(run: RunDir, on_progress: ProgressFn | None) -> Results:
         run.update_record(status=status, elapsed_s=round(elapsed, 3), finished_at=now_iso())
     results = compute_results(log.read(), suite=setup.suite.spec.name, model=setup.model, epochs=setup.epochs,
                               limited=bool(record.get("limited")), elapsed_s=round(elapsed, 3),
-                              scorers=[s.name for s in setup.suite.spec.scorers])
+                              scorers=[s.name for s in setup.suite.spec.scorers],
+                              group_by=setup.suite.spec.group_by)
     write_results(run, results)
     return results
 

@@ -11,9 +11,11 @@ import math
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from paperworks.eval.groups import group_key, group_tables, label_order, labels_of, split_metrics
 from paperworks.eval.records import Metric, Results, SampleRecord
 
 if TYPE_CHECKING:
+    from rich.console import Group
     from rich.table import Table
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cost", "calls")
@@ -91,6 +93,28 @@ def default_ks(epochs: int) -> list[int]:
     return [1, epochs] if epochs > 1 else [1]
 
 
+def _accuracy(samples: list[list[SampleRecord]], scorer: str) -> dict[str, Any]:
+    """Mean over samples of the share of a sample's recorded epochs that passed."""
+    return mean_stderr([math.fsum(_passed(r, scorer) for r in rs) / len(rs) for rs in samples]).to_dict()
+
+
+def _pass_at(samples: list[list[SampleRecord]], scorer: str, k: int, epochs: int) -> dict[str, Any]:
+    """Mean over samples of the unbiased pass@k, with ``n = epochs`` (missing epochs count as failures)."""
+    return mean_stderr([pass_at_k(max(epochs, len(rs)), int(sum(_passed(r, scorer) for r in rs)), k)
+                        for rs in samples]).to_dict()
+
+
+def _groups(samples: list[list[SampleRecord]], field: str) -> list[tuple[str, list[list[SampleRecord]]]]:
+    """(label, samples) for each value of the metadata ``field``, labels in ``label_order``. A sample's
+    value is that of its first record that has the field."""
+    members: dict[str, list[list[SampleRecord]]] = defaultdict(list)
+    for rs in samples:
+        value = next((r.metadata[field] for r in rs if field in (r.metadata or {})), None)
+        for label in labels_of(value):
+            members[label].append(rs)
+    return [(label, members[label]) for label in sorted(members, key=label_order)]
+
+
 def _sub_metrics(record: SampleRecord, scorer: str) -> dict[str, Any]:
     """A scorer's extra numeric figures (``details["metrics"]``), e.g. SPADA's ``invalid`` rate."""
     score = record.scores.get(scorer)
@@ -99,7 +123,8 @@ def _sub_metrics(record: SampleRecord, scorer: str) -> dict[str, Any]:
 
 
 def compute_results(records: list[SampleRecord], *, suite: str, model: str, epochs: int, limited: bool,
-                    elapsed_s: float, ks: list[int] | None = None, scorers: list[str] | None = None) -> Results:
+                    elapsed_s: float, ks: list[int] | None = None, scorers: list[str] | None = None,
+                    group_by: list[str] | None = None) -> Results:
     """``Results`` from the records of an eval. The same records in any order give the same results.
 
     Per scorer: ``accuracy`` (passed as 0/1) and ``mean`` (the score's value) over samples, each sample
@@ -110,6 +135,11 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
     per (sample, epoch) as ``<scorer>/<name>`` over the records that have them. ``scorers`` names the
     suite's scorers, so that a scorer
     whose every sample failed before scoring still gets its (zero) accuracy.
+
+    ``group_by`` names metadata fields: for each value of each, every graded scorer's ``accuracy`` and
+    ``pass@k`` over the samples with that value, as ``<scorer>/<metric>[<field>=<value>]`` (e.g.
+    ``match/pass@2[level=3]``; ``paperworks.eval.groups``). A list-valued field puts a sample in the group
+    of each value it lists; a missing, null or empty one in none.
     """
     recs = _canonical(records)
     by_sample: dict[str, list[SampleRecord]] = defaultdict(list)
@@ -121,21 +151,18 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
     ks = sorted({k for k in (ks if ks is not None else default_ks(epochs)) if 1 <= k <= epochs})
 
     metrics: dict[str, dict[str, Any]] = {}
+    graded_names = []
     for name in names:
         graded = name not in seen or any(
             isinstance(r.scores.get(name), dict) and r.scores[name].get("passed") is not None for r in recs)
         if graded:
-            per_sample = [math.fsum(_passed(r, name) for r in rs) / len(rs) for rs in samples]
-            metrics[f"{name}/accuracy"] = mean_stderr(per_sample).to_dict()
+            graded_names.append(name)
+            metrics[f"{name}/accuracy"] = _accuracy(samples, name)
         per_sample = [math.fsum(_value(r, name) for r in rs) / len(rs) for rs in samples]
         metrics[f"{name}/mean"] = mean_stderr(per_sample).to_dict()
         if graded:
             for k in ks:
-                values = []
-                for rs in samples:
-                    n = max(epochs, len(rs))
-                    values.append(pass_at_k(n, int(sum(_passed(r, name) for r in rs)), k))
-                metrics[f"{name}/pass@{k}"] = mean_stderr(values).to_dict()
+                metrics[f"{name}/pass@{k}"] = _pass_at(samples, name, k, epochs)
 
         for key in sorted({k for r in recs for k in _sub_metrics(r, name)}):
             values = [float(_sub_metrics(r, name)[key]) for r in recs if key in _sub_metrics(r, name)]
@@ -148,6 +175,12 @@ def compute_results(records: list[SampleRecord], *, suite: str, model: str, epoc
             metrics[f"{field}/mean"] = mean_stderr(timed).to_dict()
     metrics["tokens/mean"] = mean_stderr([_number(r.usage, "total_tokens") for r in recs]).to_dict()
     metrics["cost/mean"] = mean_stderr([_number(r.usage, "cost") for r in recs]).to_dict()
+    for field in dict.fromkeys(group_by or []):
+        for label, members in _groups(samples, field):
+            for name in graded_names:
+                metrics[group_key(f"{name}/accuracy", field, label)] = _accuracy(members, name)
+                for k in ks:
+                    metrics[group_key(f"{name}/pass@{k}", field, label)] = _pass_at(members, name, k, epochs)
 
     errors = Counter(r.error_kind or "unknown" for r in recs if r.error)
     return Results(suite=suite, model=model, n_samples=len(samples), epochs=epochs, metrics=metrics,
@@ -187,8 +220,10 @@ def errors_line(results: Results) -> str:
     return f"errors: {sum(results.errors.values())} ({parts})"
 
 
-def format_table(results: Results) -> Table:
-    """A rich table of the metrics (metric, value, ± stderr, n), captioned with the errors line."""
+def format_table(results: Results) -> Table | Group:
+    """A rich table of the metrics (metric, value, ± stderr, n), captioned with the errors line; with
+    grouped metrics, followed by one table per grouped field (``group_tables``)."""
+    from rich.console import Group
     from rich.table import Table
 
     epochs = f" × {results.epochs} epochs" if results.epochs > 1 else ""
@@ -197,7 +232,8 @@ def format_table(results: Results) -> Table:
     table.add_column("value", justify="right")
     table.add_column("± stderr", justify="right")
     table.add_column("n", justify="right")
-    for name, metric in results.metrics.items():
+    plain, grouped = split_metrics(results.metrics)
+    for name, metric in plain.items():
         stderr = metric.get("stderr")
         table.add_row(name, _fmt(name, float(metric.get("value", 0.0))),
                       "" if stderr is None else _fmt(name, float(stderr)), str(metric.get("n", 0)))
@@ -205,4 +241,20 @@ def format_table(results: Results) -> Table:
     if results.limited:
         caption += " · results are for testing only (--limit / --sample-id)"
     table.caption = caption
-    return table
+    return Group(table, *group_rich_tables(results.metrics)) if grouped else table
+
+
+def group_rich_tables(metrics: dict[str, dict[str, Any]]) -> list[Table]:
+    """One rich table per grouped field ("metrics by level": a row per value, a column per metric)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    tables = []
+    for field, header, rows in group_tables(metrics):
+        by = Table(title=f"metrics by {escape(field)}", title_justify="left")
+        for i, col in enumerate(header):
+            by.add_column(escape(col), justify="left" if i == 0 else "right")
+        for row in rows:
+            by.add_row(*(escape(c) for c in row))
+        tables.append(by)
+    return tables

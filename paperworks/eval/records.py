@@ -99,7 +99,9 @@ class Results:
     epochs: int
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     """``"<scorer>/<metric>"`` → ``Metric.to_dict()``, e.g. ``"numeric/accuracy"``, ``"numeric/pass@2"``,
-    ``"judge/mean"``; plus ``"time_s/mean"``, ``"tokens/mean"``, ``"cost/mean"`` per sample."""
+    ``"judge/mean"``; plus ``"time_s/mean"``, ``"tokens/mean"``, ``"cost/mean"`` per sample; then, for a
+    suite with ``group_by``, each graded scorer's accuracy and pass@k per group, e.g.
+    ``"match/accuracy[level=2]"``, ``"match/pass@2[tools=ocr]"`` (``paperworks.eval.groups``)."""
     errors: dict[str, int] = field(default_factory=dict)
     """Error kind → count of failed (sample, epoch) pairs."""
     usage: dict[str, Any] = field(default_factory=dict)

@@ -18,7 +18,7 @@ from paperworks.core.events import EventLog, current_events
 from paperworks.core.runs import now_iso
 from paperworks.eval.records import SampleRecord, Score
 from paperworks.eval.scorers import ScoreContext, extract_answer, get_scorer
-from paperworks.eval.suite import Suite, load_suite, open_suite
+from paperworks.eval.suite import Suite, load_suite, open_suite, without_scorers
 from paperworks.workflows.context import RunContext
 from paperworks.workflows.registry import WorkflowSpec, get_workflow
 from paperworks.workflows.runner import run_thread
@@ -48,6 +48,7 @@ class EvalSetup:
         """Rebuild the setup from an eval's ``run.json``."""
         suite = (open_suite(str(record["suite"]), record["suite_data"], record.get("suite_attachments"))
                  if record.get("suite_data") else load_suite(record["suite_path"]))
+        suite = without_scorers(suite, set(record.get("skipped_scorers") or {}))
         spec = get_workflow(suite.spec.workflow)
         args = record.get("args") or {}
         return cls(

@@ -53,11 +53,18 @@ class Scorer:
     """
 
     def __init__(self, name: str, fn: Callable[..., Any],
-                 check: Callable[[Sample, dict[str, Any]], None] | None = None) -> None:
+                 check: Callable[[Sample, dict[str, Any]], None] | None = None,
+                 available: Callable[[], str | None] | None = None) -> None:
         self.name = name
         self.fn = fn
         self.check = check
         """``check(sample, args)`` raises ``UserError`` for a sample the scorer cannot score (its target)."""
+        self.available = available
+        """``available()`` → None when the scorer can run on this machine, else why not (one line), e.g.
+        a Lean-verified scorer where no Lean toolchain is found (a workflow's scorer function declares
+        it as its ``available`` attribute). An eval drops an unavailable scorer,
+        says so and records it in run.json (``skipped_scorers``); its figures are never replaced by
+        another scorer's."""
         self.__doc__ = fn.__doc__
         params = list(inspect.signature(fn).parameters.values())[4:]
         self.open = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
@@ -71,6 +78,10 @@ class Scorer:
         if unknown and not self.open:
             raise UserError(f"scorer '{self.name}': unknown argument(s) {unknown}; "
                             f"it takes {self.params or 'no arguments'}")
+
+    def unavailable(self) -> str | None:
+        """Why this scorer cannot run here (None when it can)."""
+        return self.available() if self.available is not None else None
 
     def check_sample(self, sample: Sample, args: dict[str, Any]) -> None:
         """Raise a one-line ``UserError`` (naming the row) if this scorer cannot use ``sample``;
@@ -123,7 +134,7 @@ def get_scorer(name: str, workflow_scorers: dict[str, Callable[..., Any]] | None
     """The scorer called ``name``: the workflow's own (``WorkflowSpec.scorers``) first, then the built-ins."""
     if workflow_scorers and name in workflow_scorers:
         fn = workflow_scorers[name]
-        return fn if isinstance(fn, Scorer) else Scorer(name, fn)
+        return fn if isinstance(fn, Scorer) else Scorer(name, fn, available=getattr(fn, "available", None))
     if name in SCORERS:
         return SCORERS[name]
     known = sorted({*SCORERS, *(workflow_scorers or {})})

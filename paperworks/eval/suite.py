@@ -11,6 +11,7 @@ a bare ``"{col}"`` keeps the column's JSON type, and a non-string value is passe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import string
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from paperworks.core.errors import UserError, one_line
+from paperworks.eval.groups import is_groupable
 from paperworks.eval.records import Sample
 from paperworks.eval.suite_paths import SUITE_FILE, display_path, evals_dirs, find_suite, suite_folders
 from paperworks.eval.suite_spec import (
@@ -107,6 +109,28 @@ def _check_scorers(spec: SuiteSpec, workflow: WorkflowSpec, samples: list[Sample
             raise UserError(f"{where}: field 'scorers[{index}]': {exc}") from exc
         for sample in samples:
             scorer.check_sample(sample, scorer_spec.args or {})
+
+
+def unavailable_scorers(suite: Suite) -> dict[str, str]:
+    """The suite's scorers that cannot run on this machine, name → why (see ``Scorer.available``)."""
+    from paperworks.eval.scorers import get_scorer
+
+    workflow = get_workflow(suite.spec.workflow)
+    out: dict[str, str] = {}
+    for scorer_spec in suite.spec.scorers:
+        reason = get_scorer(scorer_spec.name, workflow.scorers).unavailable()
+        if reason:
+            out[scorer_spec.name] = reason
+    return out
+
+
+def without_scorers(suite: Suite, names: set[str] | list[str]) -> Suite:
+    """``suite`` scored without the named scorers (the ones this machine cannot run)."""
+    drop = set(names)
+    if not drop:
+        return suite
+    spec = suite.spec.model_copy(update={"scorers": [s for s in suite.spec.scorers if s.name not in drop]})
+    return dataclasses.replace(suite, spec=spec)
 
 
 def list_suites() -> list[tuple[str, Suite | str]]:
@@ -238,6 +262,10 @@ def _load_rows(path: Path, spec: SuiteSpec, templates: dict[str, _Template], wor
             if column not in row:
                 raise UserError(f"{where}: the row lacks the metadata column '{column}'")
         metadata = {column: row[column] for column in spec.metadata}
+        for column in spec.group_by:
+            if not is_groupable(metadata[column]):
+                raise UserError(f"{where}: metadata column '{column}' (in group_by): expected a string, number, "
+                                f"boolean or a list of them, got {show_value(metadata[column])}")
         samples.append(Sample(id=sample_id, input=inputs, target=target, metadata=metadata, source=where))
     if not samples:
         raise UserError(f"{shown}: no rows (the file is empty; expected one JSON object per line)")

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo
 
 from paperworks.core.errors import UserError
@@ -80,6 +80,10 @@ class SuiteSpec(BaseModel):
                                 doc="Column holding the target (optional for judge-only suites).")
     metadata: list[str] = _field([], expected="a list of column names",
                                  doc="Columns kept in each sample's metadata.")
+    group_by: list[str] = _field([], expected="a list of metadata column names such as [level, tools]",
+                                 doc="Metadata columns whose values split each graded scorer's accuracy and "
+                                 "pass@k into groups (``match/accuracy[level=2]``); a list-valued column puts a "
+                                 "sample in every group it lists.")
     scorers: list[ScorerSpec] = _field(expected="a scorer name or a list of scorers ({name, args})",
                                        min_length=1, doc="Scorers applied to every sample's output.")
     answer_field: str = _field("answer", expected="a field name of the workflow's output",
@@ -100,10 +104,30 @@ class SuiteSpec(BaseModel):
     def _version_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
-    @field_validator("data", "metadata", "metrics", mode="before")
+    @field_validator("data", "metadata", "group_by", "metrics", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @field_validator("group_by")
+    @classmethod
+    def _metadata_columns(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        if "metadata" not in info.data:  # metadata itself is wrong: that error is reported
+            return names
+        kept: list[str] = info.data["metadata"]
+        for name in names:
+            if name not in kept:
+                close = difflib.get_close_matches(name, kept, n=1, cutoff=0.6)
+                hint = f"did you mean '{close[0]}'?" if close else \
+                    f"metadata: {', '.join(kept)}" if kept else "metadata lists none"
+                raise ValueError(f"'{name}' is not a metadata column; group_by names columns kept under "
+                                 f"metadata ({hint})")
+            if any(c in name for c in "[]="):
+                raise ValueError(f"'{name}': a group_by column's name cannot contain '[', ']' or '='")
+        if len(set(names)) < len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise ValueError(f"'{twice}' is listed twice")
+        return names
 
     @field_validator("scorers", mode="before")
     @classmethod

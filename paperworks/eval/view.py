@@ -25,6 +25,8 @@ from rich.text import Text
 
 from paperworks.core.errors import UserError
 from paperworks.core.runs import RunDir
+from paperworks.eval.groups import group_tables, split_metrics
+from paperworks.eval.metrics import group_rich_tables
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.report_assets import render_page
 from paperworks.eval.transcript import build_transcript, transcript_rows
@@ -182,9 +184,10 @@ def summary(run: EvalRun) -> RenderableType:
         table = Table(title="metrics", title_justify="left")
         for col, just in (("metric", "left"), ("value", "right"), ("± stderr", "right"), ("n", "right")):
             table.add_column(col, justify=just)  # type: ignore[arg-type]
-        for name, m in sorted(res.metrics.items()):
+        for name, m in sorted(split_metrics(res.metrics)[0].items()):
             table.add_row(escape(name), _num(m.get("value")), _num(m.get("stderr")), str(m.get("n", "")))
         parts.append(table)
+        parts += group_rich_tables(res.metrics)
         if res.errors:
             errors = Table(title="errors", title_justify="left")
             errors.add_column("kind")
@@ -293,8 +296,10 @@ def write_report(run: EvalRun, out: Path | None = None) -> Path:
     parts = [_table(None, [[label, text] for label, text in _facts(run)])]
     if run.results is not None:
         rows = [[name, _num(m.get("value")), _num(m.get("stderr")), str(m.get("n", ""))]
-                for name, m in sorted(run.results.metrics.items())]
+                for name, m in sorted(split_metrics(run.results.metrics)[0].items())]
         parts.append("<h2>Metrics</h2>" + _table(["metric", "value", "± stderr", "n"], rows))
+        for group, header, group_rows in group_tables(run.results.metrics):
+            parts.append(f"<h2>Metrics by {html.escape(group)}</h2>" + _table(header, group_rows))
         if run.results.errors:
             parts.append("<h2>Errors</h2>" + _table(["kind", "count"],
                                                     [[k, str(v)] for k, v in sorted(run.results.errors.items())]))

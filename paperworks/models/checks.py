@@ -33,8 +33,13 @@ def register_provider(name: str) -> None:
 
 
 def supports_vision(name: str) -> bool:
-    """Whether litellm knows ``name`` to accept images (our local and scripted models do not)."""
-    if name.startswith(("local/", "scripted/")):
+    """Whether litellm knows ``name`` to accept images. The embedded local models do not; a scripted
+    model does when its script says so (``register_script(..., vision=True)``)."""
+    if name.startswith("scripted/"):
+        from paperworks.models.scripted import sees_images
+
+        return sees_images(name.split("/", 1)[1])
+    if name.startswith("local/"):
         return False
     try:
         return bool(litellm.supports_vision(model=name))

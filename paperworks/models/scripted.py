@@ -19,6 +19,9 @@ task's unique text.
 
 Scripts are registered in-process with ``register_script`` or named by a JSON file path
 (``scripted/path/to/script.json`` holding a list, or ``{"replies": [...], "repeat_last": true}``).
+A script can stand for a vision model (``register_script(..., vision=True)``, or ``"vision": true`` in
+the file): the gateway's ``supports_vision`` then says yes, so workflows send it images as content
+parts (the replies stay scripted; tests read the parts back from the run's prompt records).
 ``scripted/echo`` is built in: it answers with the last user message. Past the end of a script the
 last reply repeats when ``repeat_last`` is set; otherwise the request fails with a clear error.
 """
@@ -45,6 +48,8 @@ from paperworks.models.provider_util import fill_response, final_chunks, text_ch
 from paperworks.models.types import ToolCall  # noqa: E402
 
 _SCRIPTS: dict[str, tuple[list[Any], bool]] = {}
+_VISION: set[str] = set()
+"""Registered scripts that stand for vision models."""
 _ATTEMPTS: dict[tuple[str, int], int] = {}
 _lock = threading.Lock()
 
@@ -57,10 +62,15 @@ _ERRORS = {
 }
 
 
-def register_script(name: str, replies: list[Any], repeat_last: bool = False) -> str:
-    """Register a script; returns the model string ``scripted/<name>`` to use it."""
+def register_script(name: str, replies: list[Any], repeat_last: bool = False, vision: bool = False) -> str:
+    """Register a script; returns the model string ``scripted/<name>`` to use it. ``vision``: the model
+    counts as accepting images (``supports_vision``)."""
     with _lock:
         _SCRIPTS[name] = (list(replies), repeat_last)
+        if vision:
+            _VISION.add(name)
+        else:
+            _VISION.discard(name)
         for key in [k for k in _ATTEMPTS if k[0] == name]:
             del _ATTEMPTS[key]
     return f"scripted/{name}"
@@ -81,6 +91,21 @@ def _load(name: str) -> tuple[list[Any], bool]:
             return data["replies"], bool(data.get("repeat_last", False))
         raise CustomLLMError(400, f"script {path}: expected a list of replies or {{\"replies\": [...]}}")
     raise CustomLLMError(404, f"no script named '{name}' (register_script() it, or give a .json path)")
+
+
+def sees_images(name: str) -> bool:
+    """Whether ``scripted/<name>`` stands for a vision model: registered with ``vision=True``, or a
+    ``.json`` script file holding ``{"replies": [...], "vision": true}``."""
+    if name in _SCRIPTS:
+        return name in _VISION
+    path = Path(name)
+    if path.suffix != ".json" or not path.is_file():
+        return False
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("vision") is True
 
 
 def check_script(name: str) -> None:

@@ -1,8 +1,11 @@
-"""Image facts for any model: size, format, EXIF and other metadata, dominant colours, and OCR.
-(Sending the image itself to a vision model is the gateway's job.)"""
+"""Image facts for any model: size, format, EXIF and other metadata, dominant colours, and OCR; and,
+for vision models, the image itself as an OpenAI-style content part (a downscaled base64 data URL)."""
 
 from __future__ import annotations
 
+import base64
+import functools
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,3 +107,54 @@ def describe_image(path: str, ctx: ToolContext) -> str:
         lines.append("metadata: " + "; ".join(f"{k}={v}" for k, v in info.metadata.items()))
     lines.append("dominant colours: " + ", ".join(f"{c} {s:.0%}" for c, s in info.colours))
     return "\n".join(lines)
+
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"})
+"""File suffixes treated as images (what a vision model is shown)."""
+MAX_SIDE = 1024
+"""Default longest side, in pixels, of an image sent to a vision model."""
+MAX_BYTES = 1_000_000
+"""Default cap on the encoded size of one image sent to a vision model (before base64)."""
+
+
+def is_image(path: str | Path) -> bool:
+    """Whether ``path`` names an image file by its suffix."""
+    return Path(path).suffix.lower() in IMAGE_SUFFIXES
+
+
+def image_data_url(source: str | Path, max_side: int = MAX_SIDE, max_bytes: int = MAX_BYTES) -> str:
+    """The image as a ``data:image/jpeg;base64,...`` URL for a vision model: turned upright by its EXIF
+    orientation, downscaled so its longer side is at most ``max_side`` pixels (never upscaled), and
+    re-encoded as JPEG, smaller still until it is at most ``max_bytes``. Raises ``BadFileError`` for a
+    missing or unreadable image."""
+    path = Path(source)
+    stat = path.stat() if path.is_file() else None
+    return _encoded(str(path), stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0, max_side, max_bytes)
+
+
+@functools.lru_cache(maxsize=64)
+def _encoded(path: str, _mtime: int, _size: int, max_side: int, max_bytes: int) -> str:
+    from PIL import Image, ImageOps
+
+    img = ImageOps.exif_transpose(load_image(path))
+    if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+        rgba = img.convert("RGBA")
+        img = Image.new("RGB", rgba.size, (255, 255, 255))
+        img.paste(rgba, mask=rgba.getchannel("A"))  # transparency on white, as a page would show it
+    img = img.convert("L" if img.mode in ("1", "L", "I", "I;16", "F") else "RGB")
+    side = max(16, min(max_side, max(img.size)))
+    while True:
+        copy = img.copy()
+        copy.thumbnail((side, side), Image.Resampling.LANCZOS)
+        buffer = io.BytesIO()
+        copy.save(buffer, format="JPEG", quality=85, optimize=True)
+        if buffer.tell() <= max_bytes or side <= 64:
+            break
+        side = int(side * 0.75)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def image_part(source: str | Path, max_side: int = MAX_SIDE, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
+    """An OpenAI-style image content part, ``{"type": "image_url", "image_url": {"url": <data URL>}}``,
+    for a message's ``content`` list (litellm passes it on to every vision provider)."""
+    return {"type": "image_url", "image_url": {"url": image_data_url(source, max_side, max_bytes)}}

@@ -140,7 +140,7 @@ def build_graph(config: HistConfig | None = None) -> Any:
     asks = []
     for s in team:
         graph.add_node("ask_" + s.name, build_specialist(s, cfg.specialist_steps, cfg.archive,
-                                                         cfg.observation_chars).compile())
+                                                         cfg.observation_chars, cfg).compile())
         graph.add_edge("ask_" + s.name, "collect")
         asks.append("ask_" + s.name)
     graph.add_edge(START, "read_question")

@@ -4,17 +4,20 @@
                  └─(tool calls, budget spent)→ cut_off → END         (the report says so)
 
 It reads the delegation in ``active`` ({id, specialist, task}) and writes ``sub_report``; every tool
-call (a tool's error included, as its observation) is appended to ``tools_used``.
+call (a tool's error included, as its observation) is appended to ``tools_used``. The image analyst of a
+vision model (the ``vision`` setting) also sees its image attachments and video frames as images
+(``paperworks.agents.histagent.vision``).
 """
 
 from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from paperworks.agents.histagent import prompts
+from paperworks.agents.histagent import prompts, vision
 from paperworks.agents.react import tool_message
 from paperworks.models.types import Message, ToolCall
 from paperworks.workflows.context import RunContext
+from paperworks.workflows.histagent_state import HistConfig
 from paperworks.workflows.histagent_tools import (
     Specialist,
     attachment_path,
@@ -39,8 +42,9 @@ class SpecialistState(TypedDict, total=False):
     tools_used: list[dict[str, Any]]
 
 
-def build_specialist(spec: Specialist, max_steps: int, archive: str, observation_chars: int = 4000) -> Any:
-    """The uncompiled subgraph of one specialist."""
+def build_specialist(spec: Specialist, max_steps: int, archive: str, observation_chars: int = 4000,
+                     config: HistConfig | None = None) -> Any:
+    """The uncompiled subgraph of one specialist (``config``: the vision settings)."""
     from langgraph.graph import END, START, StateGraph
     from langgraph.runtime import Runtime
 
@@ -48,6 +52,7 @@ def build_specialist(spec: Specialist, max_steps: int, archive: str, observation
 
     tools = tools_for(spec, archive)
     schemas = [t.schema() for t in tools.values()]
+    cfg = config or HistConfig.model_validate({})
     system = prompts.SPECIALIST.replace("{duty}", prompts.DUTIES.get(spec.name, "")).replace(
         "{name}", spec.name.replace("_", " ")).replace("{tools}", ", ".join(tools) or "none")
 
@@ -61,6 +66,10 @@ def build_specialist(spec: Specialist, max_steps: int, archive: str, observation
                                                                 state.get("attachments", []), task)},
             *state.get("sub_messages", []),
         ]
+        if spec.name == IMAGE_ANALYST and sees_images(cfg.vision, ctx.model):
+            messages = vision.with_images(messages, resolve_paths(state.get("attachments", []), base_dir(ctx.run_dir)),
+                                          ctx.artifacts.root if ctx.artifacts else None,
+                                          max_images=cfg.vision_images, max_side=cfg.vision_side)
         reply = await ctx.get_model().generate(messages, schemas or None, stream=False,
                                                **{"seed": ctx.seed, **ctx.generation})
         update: dict[str, Any] = {"sub_messages": [*state.get("sub_messages", []), reply.to_message()],
@@ -102,3 +111,17 @@ def build_specialist(spec: Specialist, max_steps: int, archive: str, observation
     graph.add_edge("act", "think")
     graph.add_edge("cut_off", END)
     return graph
+
+
+IMAGE_ANALYST = "image_analyst"
+"""The specialist that a vision model shows images to."""
+
+
+def sees_images(mode: str, model: str) -> bool:
+    """Whether the image analyst sends images: ``always``, ``never``, or (``auto``) when the gateway knows
+    ``model`` to accept them."""
+    if mode != "auto":
+        return mode == "always"
+    from paperworks.models.gateway import supports_vision
+
+    return supports_vision(model)

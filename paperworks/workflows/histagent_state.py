@@ -39,6 +39,14 @@ class HistConfig(BaseModel):
                                    "in the specialist's prompt (the trace keeps it whole).")
     report_chars: int = Field(2000, ge=200, description="A specialist's report is cut to this many characters "
                               "in the manager's prompt.")
+    vision: Literal["auto", "always", "never"] = Field(
+        "auto", description="Show the image analyst its image attachments and video frames as images: auto = "
+        "when the gateway knows the model takes images (litellm's supports_vision); always = also for a vision "
+        "model litellm does not know (a local server); never = text tools only (size, EXIF, OCR, colours).")
+    vision_images: int = Field(8, ge=1, le=32, description="Most images in one request to a vision model (the "
+                               "attachments first, then video frames, evenly spaced).")
+    vision_side: int = Field(1024, ge=64, le=4096, description="Images sent to a vision model are downscaled so "
+                             "their longer side is at most this many pixels (and re-encoded as JPEG, at most 1 MB).")
 
     @field_validator("specialists")
     @classmethod

@@ -192,6 +192,28 @@ MALFORMED = [
     ("metadata-missing", BASE + SCORERS + "metadata: [category]\n",
      '{"id": "q1", "question": "x", "answer": 1, "category": "a"}\n{"id": "q2", "question": "x", "answer": 1}\n',
      "s/data.jsonl:2: the row lacks the metadata column 'category'"),
+    ("group-by-not-metadata", BASE + SCORERS + "metadata: [category]\ngroup_by: [level, categry]\n",
+     '{"id": "q1", "question": "x", "answer": 1, "category": "a"}\n',
+     "s/suite.yaml:10: field 'group_by': 'level' is not a metadata column; group_by names columns kept under "
+     "metadata (metadata: category)"),
+    ("group-by-typo", BASE + SCORERS + "metadata: [category]\ngroup_by: categry\n",
+     '{"id": "q1", "question": "x", "answer": 1, "category": "a"}\n',
+     "s/suite.yaml:10: field 'group_by': 'categry' is not a metadata column; group_by names columns kept under "
+     "metadata (did you mean 'category'?)"),
+    ("group-by-wrong-type", BASE + SCORERS + "group_by: {level: 1}\n", GOOD_ROW,
+     "s/suite.yaml:9: field 'group_by': expected a list of metadata column names such as [level, tools], "
+     "got {\"level\": 1}"),
+    ("group-by-twice", BASE + SCORERS + "metadata: [category]\ngroup_by: [category, category]\n",
+     '{"id": "q1", "question": "x", "answer": 1, "category": "a"}\n',
+     "s/suite.yaml:10: field 'group_by': 'category' is listed twice"),
+    ("group-by-name-with-brackets", BASE + SCORERS + "metadata: ['lvl[x]']\ngroup_by: ['lvl[x]']\n",
+     '{"id": "q1", "question": "x", "answer": 1, "lvl[x]": 1}\n',
+     "s/suite.yaml:10: field 'group_by': 'lvl[x]': a group_by column's name cannot contain '[', ']' or '='"),
+    ("group-by-value-not-groupable", BASE + SCORERS + "metadata: [category]\ngroup_by: [category]\n",
+     '{"id": "q1", "question": "x", "answer": 1, "category": "a"}\n'
+     '{"id": "q2", "question": "x", "answer": 1, "category": {"era": "early"}}\n',
+     "s/data.jsonl:2: metadata column 'category' (in group_by): expected a string, number, boolean or a list "
+     "of them, got {\"era\": \"early\"}"),
     ("input-fails-workflow-model", BASE + SCORERS, GOOD_ROW + '{"id": "q2", "question": "", "answer": 1}\n',
      "s/data.jsonl:2: field 'task': String should have at least 1 character (workflow 'agent')"),
 ]

@@ -155,6 +155,7 @@ def test_loads_through_the_suite_loader(monkeypatch: pytest.MonkeyPatch) -> None
     first = suite.samples[0]
     assert first.input["attachments"] and isinstance(first.input["attachments"], list)
     assert first.metadata["level"] in (1, 2, 3)
+    assert suite.spec.group_by == ["level", "tools"]  # metrics per level and per tool
 
 
 def _hashes(folder: Path, text_only: bool = False) -> dict[str, str]:

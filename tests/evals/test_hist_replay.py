@@ -95,6 +95,12 @@ FAST = ["scan-03", "file-01", "file-07", "file-10", "file-12"]
 def test_oracle_replay_scores_100_and_a_wrong_answer_0(tmp_path: Path) -> None:
     acc, run_dir = _eval(tmp_path, FAST, wrong=False)
     assert acc == 1.0
+    metrics = json.loads((run_dir / "results.json").read_text())["metrics"]
+    for level in {ROWS[i]["level"] for i in FAST}:  # per level and per tool (suite.yaml group_by)
+        assert metrics[f"match/accuracy[level={level}]"]["value"] == 1.0
+        assert metrics[f"match/pass@1[level={level}]"]["n"] == sum(ROWS[i]["level"] == level for i in FAST)
+    for tool in {t for i in FAST for t in ROWS[i]["tools"]}:
+        assert metrics[f"match/accuracy[tools={tool}]"]["value"] == 1.0, tool
     for s in _samples(run_dir):
         row = ROWS[s["id"]]
         out = s["output"]

@@ -67,3 +67,47 @@ def test_describe_image_tool(tmp_path: Path) -> None:
     obs, ok = asyncio.run(execute_call(ToolCall("1", "describe_image", {"path": "g.png"}), {"describe_image":
                                                                                          describe_image}, ctx))
     assert ok and obs.startswith("g.png: 30x20 pixels, PNG") and "#0ac80a 100%" in obs
+
+
+def _decoded(url: str) -> Image.Image:
+    import base64
+    import io
+
+    assert url.startswith("data:image/jpeg;base64,")
+    return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+
+
+def test_image_part_for_vision_models_is_a_downscaled_jpeg(tmp_path: Path) -> None:
+    from paperworks.tools.images import image_data_url, image_part, is_image
+
+    big = tmp_path / "scan.png"
+    Image.new("RGB", (3000, 1500), (240, 230, 200)).save(big)
+    part = image_part(big)
+    assert part["type"] == "image_url" and set(part["image_url"]) == {"url"}
+    assert _decoded(part["image_url"]["url"]).size == (1024, 512)  # the longer side capped, aspect kept
+    small = tmp_path / "thumb.png"
+    Image.new("L", (40, 30), 128).save(small)
+    assert _decoded(image_data_url(small)).size == (40, 30)  # never upscaled
+    noisy = tmp_path / "noise.png"
+    Image.effect_noise((800, 800), 120).convert("RGB").save(noisy)
+    url = image_data_url(noisy, max_side=800, max_bytes=40_000)
+    assert len(url) * 3 / 4 <= 40_000 * 1.01 and max(_decoded(url).size) < 800  # shrunk until under the cap
+    assert is_image("a/B.JPG") and is_image("x.tiff") and not is_image("clip.mp4") and not is_image("t.csv")
+
+
+def test_image_part_is_upright_and_flattens_transparency(tmp_path: Path) -> None:
+    from paperworks.tools.images import image_data_url
+
+    img = Image.new("RGB", (60, 20), (255, 0, 0))
+    exif = img.getexif()
+    exif[0x0112] = 6  # Orientation: the camera was turned; shown rotated 90°
+    turned = tmp_path / "turned.jpg"
+    img.save(turned, exif=exif)
+    assert _decoded(image_data_url(turned)).size == (20, 60)
+    clear = tmp_path / "clear.png"
+    Image.new("RGBA", (10, 10), (0, 0, 0, 0)).save(clear)
+    assert _decoded(image_data_url(clear)).convert("RGB").getpixel((5, 5)) == (255, 255, 255)
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"\x89PNG garbage")
+    with pytest.raises(BadFileError, match=r"bad\.png: not a readable image"):
+        image_data_url(bad)

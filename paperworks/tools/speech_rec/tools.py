@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from paperworks.core.errors import UserError
 from paperworks.tools.documents.inputs import resolve_input
 from paperworks.tools.registry import ToolContext, ToolError, tool
@@ -47,4 +49,6 @@ def video_frames(path: str, ctx: ToolContext, every_s: float = 5.0, max_frames: 
         frames = extract_frames(source, ctx.artifacts.root / "frames", every_s, max_frames)
     except UserError as exc:
         raise ToolError(str(exc)) from exc
-    return "\n".join(f"{t:.1f}s\tframes/{p.name}" for t, p in frames)
+    head = f"{len(frames)} frame(s) of {Path(path).name}, one every {every_s:g} s (time, then the file for the ocr " \
+           "and describe_image tools):"
+    return "\n".join([head, *(f"{t:.1f}s\tframes/{p.name}" for t, p in frames)])

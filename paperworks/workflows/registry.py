@@ -22,6 +22,8 @@ BUILTIN: dict[str, str] = {
     "agent": "paperworks.workflows.agent:SPEC",
     "spada": "paperworks.workflows.spada:SPEC",
     "histagent": "paperworks.workflows.histagent:SPEC",
+    "dfps": "paperworks.workflows.dfps:SPEC",
+    "fps": "paperworks.workflows.fps:SPEC",
 }
 
 

@@ -1,0 +1,407 @@
+"""Equivalence of two elaborated values of one Lean type.
+
+Order of attempts, per type:
+- Any type: identical trees (bound variables are canonically named, so alpha-equivalent terms
+  are identical) are equal ("symbolic").
+- Numbers: the difference is zero after SymPy's evaluation, ``expand`` or ``simplify`` (bounded in
+  time) — "symbolic"; a closed difference that evaluates (30 digits) to a clear non-zero is a miss,
+  exact rationals decide "symbolic", others "numeric". With free variables, both sides are sampled at
+  seeded points (ℕ symbols on naturals, ℤ on integers, ℝ on reals, ℂ on complex numbers, unknown
+  functions replaced by fixed test functions): a disagreeing point is a miss ("numeric", with the
+  point), agreement at every defined point (at least 3) is a match ("numeric").
+- Products and lists: component by component. Functions: both sides applied to the same fresh
+  variables, then bodies compared; ``Fin n → α`` functions as vectors of their n values.
+- Sets: finite sets by matching elements; sets of reals through SymPy's set algebra (predicates
+  turned into intervals by ``as_set``), else by membership of boundary, near-boundary and random
+  points; sets of integers and tuples by membership on a grid. Sets of functions only by identity.
+- Propositions: truth at sampled points (with the numbers in the formula, and points just beside
+  them); anything with a quantifier left in is only decided by identity.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from paperworks.tools.lean.symbolic_elab import canonical_value
+from paperworks.tools.lean.symbolic_funcs import Mem, Quant, TooLarge, check_deadline, safe_subs, to_complex
+from paperworks.tools.lean.symbolic_types import Ty
+
+REL_TOL = 1e-9
+MIN_POINTS = 3
+SEED = 20260101
+
+
+@dataclass
+class Outcome:
+    """``equal``: True/False/None (undecided); ``method``: symbolic or numeric; ``reason``: one line."""
+
+    equal: bool | None
+    method: str
+    reason: str
+
+
+def yes(method: str, reason: str) -> Outcome:
+    return Outcome(True, method, reason)
+
+
+def no(method: str, reason: str) -> Outcome:
+    return Outcome(False, method, reason)
+
+
+def unknown(reason: str) -> Outcome:
+    return Outcome(None, "undecided", reason)
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`TooLarge` inside the block after ``seconds`` (main thread only; else no limit)."""
+    usable = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if not usable or seconds <= 0:
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise TooLarge("step timed out")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    if outer and outer < seconds:  # an enclosing limit comes first: keep it
+        signal.setitimer(signal.ITIMER_REAL, outer)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 0.001))
+
+
+class Comparer:
+    """Compares values under one deadline; ``nat_min`` raises the smallest ℕ sample (informal use)."""
+
+    def __init__(self, deadline: float, nat_min: int = 0) -> None:
+        self.deadline = deadline
+        self.nat_min = nat_min
+        self.fresh = 0
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    # -- dispatch --------------------------------------------------------------------------------
+    def compare(self, a: Any, b: Any, ty: Ty) -> Outcome:
+        check_deadline(self.deadline)
+        if a == b:
+            return yes("symbolic", "identical after normalization")
+        h = ty.head
+        if h == "Prod":
+            return self._components(list(a), list(b), list(ty.args), "component") if _pair(a, b) else \
+                unknown("product value is not a pair")
+        if h == "List":
+            if not (isinstance(a, sp.Tuple) and isinstance(b, sp.Tuple)):
+                return unknown("list value is not explicit")
+            if len(a) != len(b):
+                return no("symbolic", f"lists of length {len(a)} and {len(b)}")
+            return self._components(list(a), list(b), [ty.args[0]] * len(a), "entry")
+        if h == "Fun":
+            return self.functions(a, b, ty)
+        if h == "Set":
+            from paperworks.tools.lean.symbolic_sets import compare_sets
+
+            return compare_sets(self, a, b, ty.args[0])
+        if h == "Prop":
+            return self.props(a, b)
+        if h in ("ZMod", "Fin") and ty.n:
+            return self.scalars(sp.Mod(a - b, ty.n), sp.Integer(0), Ty("Int"))
+        return self.scalars(a, b, ty)
+
+    def _components(self, xs: list[Any], ys: list[Any], tys: list[Ty], what: str) -> Outcome:
+        methods = set()
+        pending: Outcome | None = None
+        for i, (x, y, t) in enumerate(zip(xs, ys, tys, strict=True)):
+            out = self.compare(x, y, t)
+            if out.equal is False:
+                return no(out.method, f"{what} {i + 1} differs: {out.reason}")
+            if out.equal is None:
+                pending = pending or Outcome(None, out.method, f"{what} {i + 1}: {out.reason}")
+            else:
+                methods.add(out.method)
+        if pending is not None:
+            return pending
+        method = "numeric" if "numeric" in methods else "symbolic"
+        return yes(method, f"all {len(xs)} {what}s equal")
+
+    def functions(self, a: Any, b: Any, ty: Ty) -> Outcome:
+        dom, cod = ty.args
+        if dom.head == "Fin":
+            va, vb = self.as_vector(a, dom), self.as_vector(b, dom)
+            if va is None or vb is None:
+                return unknown("vector value is not explicit")
+            if len(va) != len(vb):
+                return no("symbolic", f"vectors of length {len(va)} and {len(vb)}")
+            return self._components(va, vb, [cod] * len(va), "entry")
+        if not (isinstance(a, sp.Lambda) and isinstance(b, sp.Lambda)):
+            return unknown("function value is not a lambda")
+        if a.signature == b.signature:
+            return self.compare(a.expr, b.expr, cod)
+        self.fresh += 1
+        arg = canonical_value(dom, f"_w{self.fresh}")
+        if not isinstance(arg, sp.Basic):
+            return unknown("functions of functions with differently named parameters")
+        try:
+            return self.compare(a(arg), b(arg), cod)
+        except (TypeError, ValueError) as err:
+            return unknown(f"cannot apply the functions: {str(err)[:60]}")
+
+    def as_vector(self, v: Any, dom: Ty) -> list[Any] | None:
+        if isinstance(v, sp.Tuple):
+            return list(v)
+        if isinstance(v, sp.Lambda) and dom.n is not None and dom.n <= 1000:
+            return [v(sp.Integer(i)) for i in range(dom.n)]
+        return None
+
+    # -- numbers -----------------------------------------------------------------------------------
+    def scalars(self, a: Any, b: Any, ty: Ty) -> Outcome:
+        if not isinstance(a, sp.Expr) or not isinstance(b, sp.Expr):
+            return unknown("value is not a number")
+        d = a - b
+        if d == 0:
+            return yes("symbolic", "difference is 0")
+        if not (a.free_symbols | b.free_symbols) and not _undef(a, b):
+            return self.constants(a, b, d)
+        try:
+            with time_limit(min(1.0, max(self.left() * 0.3, 0.05))):
+                if sp.expand(d) == 0:
+                    return yes("symbolic", "difference expands to 0")
+                if sp.count_ops(d) < 400 and sp.simplify(d) == 0:
+                    return yes("symbolic", "difference simplifies to 0")
+        except (TooLarge, TypeError, ValueError, RecursionError, AttributeError, ZeroDivisionError):
+            pass
+        return self.sample(lambda pt: (self.value(a, pt), self.value(b, pt)), a, b, ty.head in ("Real", "Rat"))
+
+    def constants(self, a: Any, b: Any, d: Any) -> Outcome:
+        if isinstance(d, sp.Rational):
+            return no("symbolic", f"{_show(a)} ≠ {_show(b)}")
+        va, vb = to_complex(a), to_complex(b)
+        if va is None or vb is None:
+            rel = to_complex(d / b) if b != 0 else None  # huge magnitudes: compare relatively
+            if rel is None:
+                return unknown("a side does not evaluate to a number")
+            if abs(rel) > 1e-20:
+                return no("numeric", f"{_show(a)} and {_show(b)} differ (relative difference {_num(rel)})")
+            return yes("numeric", "equal to 20 significant digits (relative)")
+        scale = max(1.0, abs(va), abs(vb))
+        if abs(va - vb) > 1e-20 * scale:
+            return no("numeric", f"{_show(a)} ≈ {_num(va)} but {_show(b)} ≈ {_num(vb)}")
+        try:
+            with time_limit(min(1.0, max(self.left() * 0.3, 0.05))):
+                if sp.simplify(d) == 0:
+                    return yes("symbolic", "difference simplifies to 0")
+        except (TooLarge, TypeError, ValueError, RecursionError, ZeroDivisionError):
+            pass
+        return yes("numeric", "equal to 20 significant digits")
+
+    def value(self, e: Any, point: dict[Any, Any]) -> complex | Any | None:
+        try:
+            v = safe_subs(e, point, self.deadline)
+        except TooLarge:
+            return None
+        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+            return None
+        if isinstance(v, sp.Integer):
+            return v
+        return to_complex(v)
+
+    def sample(self, evaluate: Any, a: Any, b: Any, real_only: bool) -> Outcome:
+        """Compare at seeded points; for ℝ-valued sides, points where a side is not real are skipped."""
+        points = self.points(a, b)
+        agree = 0
+        for pt in points:
+            check_deadline(self.deadline)
+            va, vb = evaluate(pt)
+            if va is None or vb is None:
+                continue
+            if isinstance(va, sp.Integer) and isinstance(vb, sp.Integer):
+                if va != vb:
+                    return no("numeric", f"differs at {_point(pt)}: {va} vs {vb}")
+                agree += 1
+                continue
+            ca, cb = complex(va), complex(vb)
+            if real_only and (abs(ca.imag) > 1e-12 * max(1.0, abs(ca)) or abs(cb.imag) > 1e-12 * max(1.0, abs(cb))):
+                if abs(ca - cb) <= REL_TOL * max(1.0, abs(ca), abs(cb)):
+                    agree += 1
+                continue
+            if abs(ca - cb) > REL_TOL * max(1.0, abs(ca), abs(cb)):
+                return no("numeric", f"differs at {_point(pt)}: {_num(ca)} vs {_num(cb)}")
+            agree += 1
+        if agree >= MIN_POINTS:
+            return yes("numeric", f"agrees at {agree} sample points")
+        return unknown(f"only {agree} sample points where both sides are defined")
+
+    def points(self, *exprs: Any) -> list[dict[Any, Any]]:
+        """Seeded sample points for the free symbols (and unknown functions) of ``exprs``."""
+        rng = random.Random(SEED)
+        syms = sorted(set().union(*(e.free_symbols for e in exprs if isinstance(e, sp.Basic))), key=str)
+        funcs = sorted({f.func for e in exprs if isinstance(e, sp.Basic) for f in e.atoms(AppliedUndef)}, key=str)
+        out: list[dict[Any, Any]] = []
+        for k in range(14):
+            pt: dict[Any, Any] = {}
+            for s in syms:
+                pt[s] = self.sample_value(s, k, rng)
+            for f in funcs:
+                pt.update(_test_function(f, exprs, k))
+            out.append(pt)
+        return out
+
+    def sample_value(self, s: Any, k: int, rng: random.Random) -> Any:
+        if s.is_integer and s.is_nonnegative:
+            small = [0, 1, 2, 3, 4, 5, 7, 10, 6, 9, 12, 15, 8, 11]
+            return sp.Integer(max(small[k % len(small)], self.nat_min) + (k if self.nat_min and k > 5 else 0))
+        if s.is_integer:
+            vals = [0, 1, -1, 2, -2, 3, -3, 5, -5, 7, 10, -8, 4, -4]
+            return sp.Integer(vals[k % len(vals)])
+        if s.is_rational or s.is_real:
+            return sp.Rational(rng.randint(-3000, 3000), 997) if k % 3 else sp.Rational(rng.randint(1, 3000), 991)
+        return sp.Rational(rng.randint(-2000, 2000), 997) + sp.I * sp.Rational(rng.randint(-2000, 2000), 983)
+
+    # -- propositions ----------------------------------------------------------------------------
+    def props(self, a: Any, b: Any) -> Outcome:
+        if a in (sp.true, sp.false) and b in (sp.true, sp.false):
+            return no("symbolic", f"{a} vs {b}")
+        if _has_quant(a) or _has_quant(b):
+            return unknown("propositions with quantifiers are only compared by identity")
+        syms = (getattr(a, "free_symbols", set()) | getattr(b, "free_symbols", set()))
+        if len(syms) == 1:
+            (x,) = syms
+            if x.is_real:
+                try:
+                    with time_limit(min(1.0, max(self.left() * 0.3, 0.05))):
+                        sa, sb = a.as_set(), b.as_set()
+                    if sa == sb:
+                        return yes("symbolic", "same solution set")
+                    from paperworks.tools.lean.symbolic_sets import compare_sets
+
+                    return compare_sets(self, sa, sb, Ty("Real"))
+                except (TooLarge, NotImplementedError, TypeError, ValueError, AttributeError):
+                    pass
+        pts = boundary_points(self, [a, b], syms)
+        agree = 0
+        for pt in pts:
+            check_deadline(self.deadline)
+            ta, tb = truth(a, pt, self.deadline), truth(b, pt, self.deadline)
+            if ta is None or tb is None:
+                continue
+            if ta != tb:
+                return no("numeric", f"differs at {_point(pt)}: {ta} vs {tb}")
+            agree += 1
+        if agree >= MIN_POINTS:
+            return yes("numeric", f"same truth value at {agree} sample points")
+        return unknown(f"only {agree} sample points where both sides evaluate")
+
+
+def truth(p: Any, pt: dict[Any, Any], deadline: float | None = None) -> bool | None:
+    """The truth value of proposition ``p`` at ``pt`` (None when it does not evaluate)."""
+    try:
+        v = safe_subs(p, pt, deadline) if pt else p
+    except (TooLarge, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+    if v is sp.true or v is True:
+        return True
+    if v is sp.false or v is False:
+        return False
+    try:
+        v2 = sp.simplify(v) if sp.count_ops(v) < 50 else v
+    except (TypeError, ValueError, RecursionError, AttributeError):
+        return None
+    if v2 is sp.true:
+        return True
+    if v2 is sp.false:
+        return False
+    return None
+
+
+def boundary_points(cmp: Comparer, exprs: list[Any], syms: set[Any]) -> list[dict[Any, Any]]:
+    """Sample points: seeded random ones plus, per variable, the numbers in the formulas and points
+    just beside them with the other variables random (predicates change truth there)."""
+    pts = cmp.points(*exprs)
+    consts: set[Any] = set()
+    for e in exprs:
+        for atom in e.atoms(sp.Number) if isinstance(e, sp.Basic) else ():
+            if atom.is_finite and abs(atom) < 10**6:
+                consts.add(sp.Rational(atom) if atom.is_Rational else atom)
+    ordered = sorted(consts, key=lambda v: float(v))[:20]
+    extra: list[dict[Any, Any]] = []
+    for s in sorted(syms, key=str):
+        if s.is_integer:
+            deltas: tuple[Any, ...] = (0, 1, -1)
+        elif s.is_real:
+            deltas = (0, sp.Rational(1, 10**6), -sp.Rational(1, 10**6), sp.Rational(1, 2), -sp.Rational(1, 2))
+        else:
+            continue
+        for c in ordered:
+            for delta in deltas:
+                v = c + delta
+                if s.is_integer and (not v.is_Integer or (s.is_nonnegative and v < 0)):
+                    continue
+                for base in pts[: 1 if len(syms) == 1 else 5]:
+                    extra.append({**base, s: v})
+    return pts + extra[:400]
+
+
+def _test_function(f: Any, exprs: tuple[Any, ...], k: int) -> dict[Any, Any]:
+    arity = 1
+    for e in exprs:
+        for app in e.atoms(AppliedUndef) if isinstance(e, sp.Basic) else ():
+            if app.func == f:
+                arity = len(app.args)
+    xs = sp.symbols(f"_t0:{arity}")
+    shapes = [lambda v: v**2 / 3 + v / 5 + 1, lambda v: sp.sin(v) + 2 * v, lambda v: sp.exp(v / 4) - v / 2]
+    body = sp.Add(*[shapes[(k + i) % 3](x) for i, x in enumerate(xs)])
+    return {f: sp.Lambda(xs, body)}
+
+
+def _has_quant(p: Any) -> bool:
+    return isinstance(p, sp.Basic) and bool(p.atoms(Quant) or p.atoms(Mem))
+
+
+def _undef(*exprs: Any) -> bool:
+    return any(isinstance(e, sp.Basic) and e.atoms(AppliedUndef) for e in exprs)
+
+
+def _pair(a: Any, b: Any) -> bool:
+    return isinstance(a, sp.Tuple) and isinstance(b, sp.Tuple) and len(a) == 2 and len(b) == 2
+
+
+def _show(x: Any) -> str:
+    try:
+        s = sp.sstr(x)
+    except ValueError:  # an integer beyond Python's str() digit limit
+        return "a very large number"
+    return s if len(s) <= 40 else s[:30] + "…"
+
+
+def _num(c: complex) -> str:
+    if abs(c.imag) < 1e-12 * max(1.0, abs(c)):
+        return f"{c.real:.12g}"
+    return f"{c.real:.8g}{c.imag:+.8g}i"
+
+
+def _point(pt: dict[Any, Any]) -> str:
+    parts = []
+    for k, v in list(pt.items())[:4]:
+        parts.append(f"{k}={_show(v) if not isinstance(v, sp.Lambda) else 'f'}")
+    return ", ".join(parts) or "the point"
+
+
+__all__ = ["Comparer", "Outcome", "boundary_points", "product", "time_limit", "truth"]

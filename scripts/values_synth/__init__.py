@@ -1,0 +1,1 @@
+"""Helpers of scripts/make_values_synth.py (the values_synth suite's README and SOURCE texts)."""

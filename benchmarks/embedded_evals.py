@@ -1,7 +1,8 @@
 """The embedded model (SmolLM2-135M, offline) on the shipped suites, each run as a user would run it:
 ``paperworks eval SUITE --model local/smollm2-135m --limit N``. Records each run's metrics and the measured
 wall time of the CLI process in benchmarks/results/embedded_evals.json — the source of the README's
-"measured offline on the embedded model" figures. A 135M model scores near zero; the point is that every
+"measured offline on the embedded model" figures. Suites not named in a run keep their last record
+(each with its date and the command that made it). A 135M model scores near zero; the point is that every
 workflow runs end to end offline, and how long it takes.
 """
 
@@ -34,6 +35,12 @@ def run_one(suite: str, limit: int, runs: Path, env: dict[str, str]) -> dict[str
         if (run_dir / "results.json").is_file():
             results = json.loads((run_dir / "results.json").read_text())
             rec["metrics"] = results.get("metrics", results)
+            skipped = json.loads((run_dir / "run.json").read_text()).get("skipped_scorers")
+            if skipped:
+                rec["skipped_scorers"] = skipped
+    notes = [line for line in proc.stderr.splitlines() if "skipped" in line]
+    if notes:
+        rec["notes"] = notes
     if "metrics" not in rec:
         rec["error"] = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
     return rec
@@ -46,17 +53,19 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                ANONYMIZED_TELEMETRY="False")
-    out: dict[str, object] = {"cpu_count": os.cpu_count(), "python": platform.python_version(),
-                              "date": time.strftime("%Y-%m-%d"),
-                              "command": "python benchmarks/embedded_evals.py " + " ".join(args.suites)}
+    path = Path(args.out)
+    out: dict[str, object] = json.loads(path.read_text()) if path.is_file() else {}  # other suites' runs stay
+    out.update({"cpu_count": os.cpu_count(), "python": platform.python_version()})
     with tempfile.TemporaryDirectory() as tmp:
         env["PAPERWORKS_RUNS_DIR"] = tmp
         for item in args.suites:
             suite, _, limit = item.partition(":")
             rec = run_one(suite, int(limit or 3), Path(tmp), env)
+            rec["date"] = time.strftime("%Y-%m-%d")
+            rec["made_by"] = f"python benchmarks/embedded_evals.py {item}"
             out[suite] = rec
             print(f"{suite}: rc={rec['rc']} {rec['wall_s']} s", flush=True)
-    Path(args.out).write_text(json.dumps(out, indent=2, default=str) + "\n")
+    path.write_text(json.dumps(out, indent=2, default=str) + "\n")
     print(json.dumps(out, indent=2, default=str))
 
 

@@ -90,8 +90,8 @@ def eval_command(
         lock = RunLock(run.path).acquire()
         record = run.read_record()
     say(f"[dim]run dir: {run.path}[/dim]")
-    for name, reason in (record.get("skipped_scorers") or {}).items():
-        say(f"[yellow]scorer '{name}' skipped: {reason}[/yellow]", markup=True, highlight=False)
+    for name, reason in (record.get("skipped_scorers") or {}).items():  # shown even with -q: it changes the figures
+        err_console.print(f"scorer '{name}' skipped: {reason}", markup=False, highlight=False)
     if record.get("limited"):
         say("[yellow]--limit/--sample-id given: these results are for testing only[/yellow]")
     try:

@@ -148,3 +148,10 @@ def test_fps_single_shot(lean: list[ScriptedLean]) -> None:
     assert outcome.output["submission"] == "26" and outcome.output["backward_ok"] is True
     _, outcome = run("fps", ["no answer line"], {"samples": 2}, script="e")
     assert outcome.output["submission"] == "" and outcome.output["attempts"] == 2
+
+
+@pytest.mark.parametrize("text", ["set_option debug.skipKernelTC true in\n  exact h", "#eval IO.Process.run {cmd := \"sh\"}",
+                                  "run_tac do pure ()", "axiom cheat : False", "exact sorry", "norm_num\n#exit"])
+def test_unsafe_or_banned_text_is_refused(text: str) -> None:
+    assert dfps_lean.banned_token(text, dfps_lean.BANNED) is not None
+    assert dfps_lean.banned_token("nlinarith [sq_nonneg (x - 1)] -- sorry in a comment", dfps_lean.BANNED) is None

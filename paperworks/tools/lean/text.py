@@ -21,7 +21,7 @@ UNSAFE_TOKENS: tuple[str, ...] = (
     "syntax", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "declare_syntax_cat", "axiom",
     "unsafe", "implemented_by", "extern", "initialize", "builtin_initialize", "attribute", "import",
     "theorem", "lemma", "def", "instance", "abbrev", "example", "structure", "class", "inductive",
-    "namespace", "section", "mutual", "opaque", "universe", "variable", "deriving",
+    "namespace", "section", "mutual", "opaque", "universe", "variable", "deriving", "set_option",
 )
 
 _COMMAND = re.compile(r"(?<![\w'.!?#])#[A-Za-z_]\w*")  # #eval, #exit, #print, ...

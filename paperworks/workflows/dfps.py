@@ -68,7 +68,7 @@ class DfpsConfig(BaseModel):
     max_repairs: int = Field(2, ge=0, le=20, description="Repairs of a rejected forward step per attempt.")
     backward_tries: int = Field(3, ge=0, le=20, description="Backward proofs tried (0: no backward step).")
     demonstrations: int = Field(10, ge=0, le=10, description="In-context demonstrations (paper: 10).")
-    prompt_chars: int = Field(16000, ge=1000, description="Prompt budget in characters; demonstrations "
+    prompt_chars: int = Field(12000, ge=1000, description="Prompt budget in characters; demonstrations "
                               "that do not fit are left out (the count used is recorded).")
     banned: list[str] = Field(default_factory=lambda: list(dfps_lean.BANNED),
                               description="Tokens that make a proof invalid (sorry, admit, apply?, rw?, ...).")
@@ -189,17 +189,17 @@ def build_graph(config: DfpsConfig | None = None) -> Any:
             {"phase": "backward", "try": state.get("backward_tries", 0), "ok": ok, "error": error}]}
 
     def finish(state: DfpsState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        store = runtime.context.artifacts
-        if store is not None:
-            store.write_text("solution.lean", dfps_lean.solution_text(state["problem"], state.get("proof", ""),
-                                                                       state.get("backward_proof", "")))
-            store.write_text("report.json", json.dumps(output(dict(state)), indent=2, default=str))
         if state.get("submission") is None:
             status = "no_submission"
         elif not state.get("lean"):
             status = "submitted_unchecked"
         else:
             status = "verified" if state.get("backward_ok") else "submitted"
+        store = runtime.context.artifacts
+        if store is not None:
+            store.write_text("solution.lean", dfps_lean.solution_text(state["problem"], state.get("proof", ""),
+                                                                       state.get("backward_proof", "")))
+            store.write_text("report.json", json.dumps(output({**state, "status": status}), indent=2, default=str))
         return {"status": status}
 
     def after_forward(state: DfpsState) -> str:

@@ -71,13 +71,16 @@ def build_graph(config: DfpsConfig | None = None) -> Any:
         return {"proof_ok": ok, "error": error or "", "history": [*state.get("history", []), entry]}
 
     def finish(state: FpsState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        if not state.get("submission"):
+            status = "no_submission"
+        elif not state.get("lean"):
+            status = "submitted_unchecked"
+        else:
+            status = "verified" if state.get("proof_ok") else "submitted"
         store = runtime.context.artifacts
         if store is not None:
-            store.write_text("report.json", json.dumps(output(dict(state)), indent=2, default=str))
-        if not state.get("submission"):
-            return {"status": "no_submission"}
-        return {"status": "submitted_unchecked" if not state.get("lean") else
-                ("verified" if state.get("proof_ok") else "submitted")}
+            store.write_text("report.json", json.dumps(output({**state, "status": status}), indent=2, default=str))
+        return {"status": status}
 
     def route(state: FpsState) -> str:
         if state.get("proof_ok"):

@@ -150,8 +150,47 @@ def test_fps_single_shot(lean: list[ScriptedLean]) -> None:
     assert outcome.output["submission"] == "" and outcome.output["attempts"] == 2
 
 
-@pytest.mark.parametrize("text", ["set_option debug.skipKernelTC true in\n  exact h", "#eval IO.Process.run {cmd := \"sh\"}",
-                                  "run_tac do pure ()", "axiom cheat : False", "exact sorry", "norm_num\n#exit"])
+@pytest.mark.parametrize("text", ["set_option debug.skipKernelTC true in\n  exact h",
+                                  "#eval IO.Process.run {cmd := \"sh\"}", "run_tac do pure ()",
+                                  "axiom cheat : False", "exact sorry", "norm_num\n#exit"])
 def test_unsafe_or_banned_text_is_refused(text: str) -> None:
     assert dfps_lean.banned_token(text, dfps_lean.BANNED) is not None
     assert dfps_lean.banned_token("nlinarith [sq_nonneg (x - 1)] -- sorry in a comment", dfps_lean.BANNED) is None
+
+
+def test_tactic_timeout_and_problem_budget(lean: list[ScriptedLean]) -> None:
+    """A step that times out is a rejected step (its error fed back); a problem whose Lean time runs out
+    ends its forward check with a clear line instead of failing the run."""
+    def slow() -> ScriptedLean:
+        repl = ScriptedLean(tactics=[Rule(re.compile(r"nlinarith"), timeout=True, seconds=5)])
+        lean.append(repl)
+        return repl
+
+    dfps_lean.set_repl_factory(slow)
+    run_dir, outcome = run("dfps", [GOOD], {"max_repairs": 0, "samples": 1})
+    assert outcome.output["forward_ok"] is False
+    history = json.loads((run_dir.path / "artifacts" / "report.json").read_text())
+    assert history["status"] == "no_submission"
+    forward = [e for e in _history(run_dir) if e.get("phase") == "forward"]
+    assert "timeout" in forward[0]["error"] and forward[0]["accepted"] == 0
+
+    def budget() -> ScriptedLean:
+        repl = ScriptedLean(tactics=[Rule(re.compile(r"nlinarith"), seconds=50)], problem_timeout_s=30)
+        lean.append(repl)
+        return repl
+
+    dfps_lean.set_repl_factory(budget)
+    run_dir, outcome = run("dfps", [GOOD], {"max_repairs": 0, "samples": 1}, script="t")
+    assert outcome.status == "succeeded" and outcome.output["forward_ok"] is False
+    forward = [e for e in _history(run_dir) if e.get("phase") == "forward"]
+    assert "time limit" in forward[0]["error"]
+
+
+def _history(run_dir: Any) -> list[dict[str, Any]]:
+    from paperworks.core.events import read_events
+
+    out: list[dict[str, Any]] = []
+    for e in read_events(run_dir.events_path):
+        if e["type"] == "node_end" and e.get("update"):
+            out += e["update"].get("history") or []
+    return out

@@ -214,6 +214,7 @@ def _register_eval_commands() -> None:
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
     from paperworks.cli.lean_cmd import lean_app
     from paperworks.cli.repro_cmd import repro_command
+    from paperworks.cli.tts_cmd import tts_app
 
     app.command("eval")(eval_command)
     app.command("view")(view_command)
@@ -222,6 +223,7 @@ def _register_eval_commands() -> None:
     app.add_typer(cad_app, name="cad")
     app.add_typer(archive_app, name="archive")
     app.add_typer(lean_app, name="lean")
+    app.add_typer(tts_app, name="tts")
 
 
 _register_eval_commands()

@@ -145,7 +145,7 @@ def test_a_deadline_stops_decoding(engine: Any) -> None:
     started = time.monotonic()
     with pytest.raises(DeadlineExceeded, match="after [0-9]+ generated tokens") as err:
         engine.generate(LONG, max_tokens=2000, timeout=0.4)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 8  # 2000 tokens take over 12 s; loose for shared cores
     assert 0 <= err.value.completion_tokens < 2000
 
 
@@ -277,3 +277,13 @@ def test_torch_engine_serves_through_litellm_too() -> None:
     )
     assert reply.choices[0].message.content.strip()
     assert hasattr(get_local_model().model, "parameters")  # the backends' nn.Module
+
+
+def test_litellm_default_timeout_is_no_limit() -> None:
+    """litellm passes its 600 s default to custom providers when the caller gave no timeout; a long local
+    generation under load must not be cut there (an explicit timeout still is one)."""
+    from paperworks.models.local import provider
+
+    assert provider._prepare("local/smollm2-135m", _chat("hi"), {"timeout": 600.0}).options["timeout"] is None
+    assert provider._prepare("local/smollm2-135m", _chat("hi"), {}).options["timeout"] is None
+    assert provider._prepare("local/smollm2-135m", _chat("hi"), {"timeout": 5}).options["timeout"] == 5.0

@@ -51,6 +51,10 @@ and 2 of 10 that don't ("Hi!", "Thanks, that's all.")."""
 _OPENER = TOOL_CALL_OPEN + "["
 
 
+LITELLM_DEFAULT_TIMEOUTS = (600.0, float(getattr(litellm, "request_timeout", 6000.0)))
+"""Timeouts litellm passes when the caller gave none (not limits the caller asked for)."""
+
+
 @dataclass
 class _Request:
     """A chat request translated for the embedded model."""
@@ -104,8 +108,11 @@ def _prepare(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
     }
     if hasattr(local, "astream"):  # the llama.cpp engine stops at a deadline; the torch one cannot
         timeout = params.get("timeout")
-        options["timeout"] = None  # litellm's own 600 s default is no limit here; an explicit timeout is
-        if isinstance(timeout, int | float) and timeout > 0 and timeout != litellm.request_timeout:
+        # litellm hands a custom provider its own default (600 s, or litellm.request_timeout) when the
+        # caller gave none: that is no limit here (a long local generation under load passed 600 s and was
+        # cut). The gateway's --timeout is enforced around the call, and deadlines come as ``deadline``.
+        options["timeout"] = None
+        if isinstance(timeout, int | float) and timeout > 0 and timeout not in LITELLM_DEFAULT_TIMEOUTS:
             options["timeout"] = float(timeout)
         deadline = params.get("deadline")
         options["deadline"] = float(deadline) if isinstance(deadline, int | float) else None

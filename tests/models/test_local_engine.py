@@ -287,3 +287,17 @@ def test_litellm_default_timeout_is_no_limit() -> None:
     assert provider._prepare("local/smollm2-135m", _chat("hi"), {"timeout": 600.0}).options["timeout"] is None
     assert provider._prepare("local/smollm2-135m", _chat("hi"), {}).options["timeout"] is None
     assert provider._prepare("local/smollm2-135m", _chat("hi"), {"timeout": 5}).options["timeout"] == 5.0
+
+
+def test_requests_that_would_fill_the_kv_wait_instead_of_failing() -> None:
+    """Three requests whose input + max_tokens cannot all fit in the KV cache: the third waits for room
+    (and then runs) instead of one of them failing with 'the KV cache is full'."""
+    model = _fresh(n_ctx=640)  # two requests of ~115 + 150 tokens fit, three do not
+    try:
+        long_chat = _chat("Describe the water cycle in detail. " * 12)
+        results = _gather(model, [(long_chat, {"max_tokens": 150}) for _ in range(3)])
+        assert all(r.completion_tokens > 0 for r in results)
+        assert model.engine.stats.kv_wait_steps > 0
+        assert model.engine.stats.max_batch_sequences <= 2
+    finally:
+        model.close()

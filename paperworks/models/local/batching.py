@@ -101,12 +101,24 @@ class BatchEngine:
         for job in [*queued, *[j for j in self._active if j.cancelled.is_set() or j.past(now)]]:
             self._stop(job, "cancelled" if job.cancelled.is_set() else "deadline")
 
+    def _need(self, job: Job) -> int:
+        """KV cells ``job`` may come to hold: its input and every token it may generate (those it has
+        generated already hold cells too, so this does not shrink as it decodes)."""
+        return len(job.feed) + job.max_tokens
+
     def _admit(self) -> None:
+        """Start queued requests in order while slots are free and their KV fits: a request whose input and
+        ``max_tokens`` would not fit beside the running ones waits for them (first come, first served, so
+        none starves) instead of filling the cache and failing. Alone it is always started."""
         while len(self._active) < self.max_active:
             with self._wake:
                 if not self._inbox:
                     return
-                job = self._inbox.popleft()
+                job = self._inbox[0]
+                if self._active and sum(map(self._need, self._active)) + self._need(job) > self.core.n_ctx:
+                    self.stats.kv_wait_steps += 1
+                    return
+                self._inbox.popleft()
             try:
                 self._place(job)
             except Exception as exc:  # noqa: BLE001 - delivered to that request only

@@ -56,6 +56,8 @@ class EngineStats:
     cancelled: int = 0
     failed: int = 0
     evictions: int = 0
+    kv_wait_steps: int = 0
+    """Engine steps in which the next queued request waited for KV room (``BatchEngine._admit``)."""
 
 
 @dataclass

@@ -35,6 +35,11 @@ def run_one(suite: str, limit: int, runs: Path, env: dict[str, str]) -> dict[str
         if (run_dir / "results.json").is_file():
             results = json.loads((run_dir / "results.json").read_text())
             rec["metrics"] = results.get("metrics", results)
+            rec["errors"] = results.get("errors", {})
+            rec["outputs"] = [{"id": r.get("id"), "status": r.get("status"), "error": r.get("error"),
+                               "answer": str((r.get("output") or {}).get("answer", ""))[:200]
+                               if isinstance(r.get("output"), dict) else None}
+                              for r in map(json.loads, (run_dir / "samples.jsonl").read_text().splitlines())]
             skipped = json.loads((run_dir / "run.json").read_text()).get("skipped_scorers")
             if skipped:
                 rec["skipped_scorers"] = skipped
@@ -55,7 +60,9 @@ def main() -> None:
                ANONYMIZED_TELEMETRY="False")
     path = Path(args.out)
     out: dict[str, object] = json.loads(path.read_text()) if path.is_file() else {}  # other suites' runs stay
-    out.update({"cpu_count": os.cpu_count(), "python": platform.python_version()})
+    out.update({"cpu_count": os.cpu_count(), "python": platform.python_version(),
+                "command": "python benchmarks/embedded_evals.py SUITE:LIMIT ... (each suite's record names the run "
+                           "that made it: made_by)"})
     with tempfile.TemporaryDirectory() as tmp:
         env["PAPERWORKS_RUNS_DIR"] = tmp
         for item in args.suites:

@@ -213,6 +213,7 @@ def _register_eval_commands() -> None:
     from paperworks.cli.cad_cmd import cad_app
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
     from paperworks.cli.lean_cmd import lean_app
+    from paperworks.cli.ogmar_cmd import ogmar_app
     from paperworks.cli.repro_cmd import repro_command
     from paperworks.cli.tts_cmd import tts_app
 
@@ -224,6 +225,7 @@ def _register_eval_commands() -> None:
     app.add_typer(archive_app, name="archive")
     app.add_typer(lean_app, name="lean")
     app.add_typer(tts_app, name="tts")
+    app.add_typer(ogmar_app, name="ogmar")
 
 
 _register_eval_commands()

@@ -24,6 +24,7 @@ BUILTIN: dict[str, str] = {
     "histagent": "paperworks.workflows.histagent:SPEC",
     "dfps": "paperworks.workflows.dfps:SPEC",
     "fps": "paperworks.workflows.fps:SPEC",
+    "ogmar": "paperworks.workflows.ogmar:SPEC",
     "steertts": "paperworks.workflows.steertts:SPEC",
 }
 

@@ -1,0 +1,170 @@
+"""GradMem: write a context into ``m`` prefix memory vectors by gradient descent, read it back with a query.
+
+For any transformers causal LM whose weights stay as they are: the memory ``M`` is ``m`` vectors in the
+model's input-embedding space, starting from an initial ``M0`` (a parameter, meta-learned by
+:mod:`.maml` for small models). WRITE takes ``K`` steps of an optimiser (plain SGD by default) on the
+reconstruction cross-entropy of the context given ``[M; context]`` — the last memory vector predicts the
+first context token. READ runs the model on ``[M; query]`` through ``inputs_embeds``: score a target
+(teacher-forced exact match) or generate greedily. The write differentiates the loss with respect to the
+memory only; ``create_graph=True`` keeps the inner steps on the autograd graph (MAML), otherwise the
+gradients are constants (first order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from paperworks.backends.gradmem.read import MemoryReader, full_precision, with_memory
+
+OPTIMISERS = ("sgd", "momentum", "adam")
+
+
+@dataclass
+class GradMemConfig:
+    """Settings of the write."""
+
+    n_mem: int = 8
+    """``m``: memory vectors (the authors' KV preset: 8)."""
+    steps: int = 2
+    """``K``: optimiser steps per write (the authors' KV preset: 2)."""
+    inner_lr: float = 0.04
+    """Learning rate of the write (per sample: each sample's loss is its own token mean)."""
+    optimiser: str = "sgd"
+    """``sgd`` (plain, the default), ``momentum`` (heavy ball, ``momentum`` below) or ``adam``."""
+    momentum: float = 0.9
+    """Momentum coefficient of ``momentum``; ``beta1`` of ``adam``."""
+    beta2: float = 0.999
+    """``beta2`` of ``adam``."""
+    clip_norm: float | None = None
+    """Clip each sample's memory gradient to this 2-norm (None: no clipping)."""
+    init_std: float = 0.02
+    """Standard deviation of a freshly drawn ``M0`` (when no initial memory is given)."""
+
+
+@dataclass
+class WriteResult:
+    """What a write returns."""
+
+    memory: Tensor
+    """``(B, m, d)``: the written memory (on the autograd graph when the write kept it)."""
+    losses: list[float] = field(default_factory=list)
+    """Mean reconstruction loss before each step, then after the last step (``K + 1`` values) when
+    ``track_final`` was asked, else ``K`` values."""
+    last_loss: Tensor | None = None
+    """Per-sample reconstruction loss of the last step's input memory (on the graph with ``create_graph``)."""
+
+
+def reconstruction_loss(model: Any, memory: Tensor, ctx_embeds: Tensor, ctx_ids: Tensor,
+                        ctx_mask: Tensor, prefix_ids: Tensor | None = None) -> Tensor:
+    """Per-sample mean cross-entropy of the context tokens given ``[prefix; memory; context]``: ``(B,)``.
+
+    ``ctx_embeds`` are the context's input embeddings ``(B, S, d)``, ``ctx_ids`` its ids ``(B, S)`` and
+    ``ctx_mask`` ``(B, S)`` marks real tokens (right padding). ``prefix_ids``: optional fixed tokens before
+    the memory."""
+    b = memory.shape[0]
+    x, m = with_memory(model, memory, ctx_embeds, prefix_ids)
+    attn = torch.cat([torch.ones(b, m, dtype=ctx_mask.dtype, device=ctx_mask.device), ctx_mask], dim=1)
+    logits = full_precision(model(inputs_embeds=x, attention_mask=attn).logits[:, m - 1:-1])  # predicts ctx
+    tok = nn.functional.cross_entropy(logits.transpose(1, 2), ctx_ids, reduction="none")
+    maskf = ctx_mask.to(tok.dtype)
+    return (tok * maskf).sum(1) / maskf.sum(1).clamp(min=1.0)
+
+
+def _clip(g: Tensor, max_norm: float | None) -> Tensor:
+    if max_norm is None:
+        return g
+    norm = g.flatten(1).norm(dim=1).clamp(min=1e-12).view(-1, *([1] * (g.ndim - 1)))
+    return g * (max_norm / norm).clamp(max=1.0)
+
+
+class GradMem(MemoryReader, nn.Module):
+    """A causal LM with a gradient-written prefix memory.
+
+    ``model``: any transformers causal LM (its weights are not changed by a write; meta-training may train
+    them). ``init``: an initial memory ``(m, d)`` (default: ``N(0, init_std²)``). ``M0`` is :attr:`mem0`.
+    """
+
+    def __init__(self, model: Any, cfg: GradMemConfig | None = None, init: Tensor | None = None) -> None:
+        super().__init__()
+        self.model: Any = model
+        self.cfg = cfg or GradMemConfig()
+        if self.cfg.optimiser not in OPTIMISERS:
+            raise ValueError(f"GradMemConfig.optimiser must be one of {OPTIMISERS}, got {self.cfg.optimiser!r}")
+        d = model.get_input_embeddings().weight.shape[1]
+        if init is None:
+            init = torch.randn(self.cfg.n_mem, d) * self.cfg.init_std
+        if tuple(init.shape) != (self.cfg.n_mem, d):
+            raise ValueError(f"initial memory must be ({self.cfg.n_mem}, {d}), got {tuple(init.shape)}")
+        w = model.get_input_embeddings().weight
+        self.mem0 = nn.Parameter(init.detach().clone().to(device=w.device, dtype=w.dtype))
+
+    def write(self, ctx_ids: Tensor, ctx_mask: Tensor | None = None, *, steps: int | None = None,
+              lr: float | None = None, create_graph: bool = False, first_order_graph: bool = False,
+              track_final: bool = False, memory: Tensor | None = None,
+              on_step: Callable[[int, Tensor], None] | None = None, prefix_ids: Tensor | None = None) -> WriteResult:
+        """Write right-padded contexts ``ctx_ids (B, S)`` into memory by ``K`` optimiser steps.
+
+        ``create_graph``: keep the steps differentiable (second-order MAML). ``first_order_graph``: keep the
+        memory connected to ``M0`` with the step gradients as constants (first-order MAML). With neither,
+        the result is detached (plain inference). ``memory``: start from this ``(B, m, d)`` instead of
+        ``M0``. ``on_step(k, memory)`` is called after each step ``k`` (1-based) with the detached memory.
+        ``track_final`` adds the loss after the last step to ``losses`` (one more forward pass).
+        ``prefix_ids``: fixed tokens before the memory, ``[prefix; M; context]`` (read with the same prefix).
+        """
+        cfg = self.cfg
+        k_steps = cfg.steps if steps is None else steps
+        step_lr = cfg.inner_lr if lr is None else lr
+        if ctx_mask is None:
+            ctx_mask = torch.ones_like(ctx_ids)
+        keep = create_graph or first_order_graph
+        with torch.enable_grad():
+            mem = memory if memory is not None else self.mem0.unsqueeze(0).expand(ctx_ids.shape[0], -1, -1)
+            mem = mem if keep else mem.detach().requires_grad_(True)
+            if keep and not mem.requires_grad:
+                mem = mem.requires_grad_(True)
+            emb = self.model.get_input_embeddings()(ctx_ids)
+            if not keep:
+                emb = emb.detach()
+            state: dict[str, Tensor] = {}
+            losses: list[float] = []
+            last: Tensor | None = None
+            for k in range(1, k_steps + 1):
+                per_sample = reconstruction_loss(self.model, mem, emb, ctx_ids, ctx_mask, prefix_ids)
+                losses.append(float(per_sample.detach().mean()))
+                (g,) = torch.autograd.grad(per_sample.sum(), mem, create_graph=create_graph)
+                last = per_sample
+                mem = self._step(mem, _clip(g, cfg.clip_norm), state, k, step_lr)
+                if not keep:
+                    mem = mem.detach().requires_grad_(True)
+                if on_step is not None:
+                    on_step(k, mem.detach())
+            if track_final:
+                with torch.no_grad():
+                    losses.append(float(reconstruction_loss(self.model, mem.detach(), emb.detach(), ctx_ids,
+                                                            ctx_mask, prefix_ids).mean()))
+        return WriteResult(memory=mem if keep else mem.detach(), losses=losses, last_loss=last)
+
+    def _step(self, mem: Tensor, g: Tensor, state: dict[str, Tensor], k: int, lr: float) -> Tensor:
+        """One functional optimiser step (no in-place updates, so it stays differentiable)."""
+        cfg = self.cfg
+        if cfg.optimiser == "sgd":
+            return mem - lr * g
+        if cfg.optimiser == "momentum":
+            v = g if "v" not in state else cfg.momentum * state["v"] + g
+            state["v"] = v
+            return mem - lr * v
+        m1 = (1 - cfg.momentum) * g + (cfg.momentum * state["m"] if "m" in state else 0.0)
+        v2 = (1 - cfg.beta2) * g * g + (cfg.beta2 * state["v"] if "v" in state else 0.0)
+        state["m"], state["v"] = m1, v2
+        m_hat = m1 / (1 - cfg.momentum ** k)
+        v_hat = v2 / (1 - cfg.beta2 ** k)
+        return mem - lr * m_hat / ((v_hat + 1e-16).sqrt() + 1e-8)
+
+    def memory_parameters(self) -> int:
+        """Trainable numbers that hold memory state: ``m × d`` (the initial memory)."""
+        return self.mem0.numel()

@@ -1,0 +1,81 @@
+"""The figures of ``paperworks repro gradmem`` (matplotlib, Agg backend)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_em_vs_pairs(em: dict[str, dict[int, float]], path: Path, title: str) -> None:
+    """Exact match against the number of pairs, one line per writer (``em[label][n_pairs]``)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, by_n in em.items():
+        ns = sorted(by_n)
+        ax.plot(ns, [by_n[n] for n in ns], marker="o", ls="--" if "forward" in label.lower() else "-", label=label)
+    ax.set_xscale("log", base=2)
+    all_ns = sorted({n for by_n in em.values() for n in by_n})
+    ax.set_xticks(all_ns, [str(n) for n in all_ns])
+    ax.set_xlabel("key–value pairs in the context")
+    ax.set_ylabel("exact match")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_story_steps(em: dict[int, float], recon: dict[int, float], ceiling: float | None, floor: float,
+                     path: Path, title: str, other: dict[int, float] | None = None) -> None:
+    """Exact match (and reconstruction loss, right axis) against write steps, with the ceiling and floor;
+    ``other``: exact match when each question reads another story's memory (the control)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ks = sorted(em)
+    ax.plot(ks, [em[k] for k in ks], marker="o", label="GradMem (memory only)")
+    if other:
+        ax.plot(ks, [other[k] for k in ks], marker="x", ls="--", color="purple", label="another story's memory")
+    if ceiling is not None:
+        ax.axhline(ceiling, color="green", ls="--", lw=1, label="story in the prompt (ceiling)")
+    ax.axhline(floor, color="red", ls=":", lw=1, label="no story (floor)")
+    ax.set_xlabel("write steps K")
+    ax.set_xticks(ks)
+    ax.set_ylabel("exact match")
+    ax.set_ylim(-0.02, 1.05)
+    ax2 = ax.twinx()
+    ax2.plot(ks, [recon[k] for k in ks], color="grey", alpha=0.6, marker=".", label="reconstruction loss")
+    ax2.set_ylabel("reconstruction loss (nats/token)", color="grey")
+    lines = ax.get_legend_handles_labels()
+    lines2 = ax2.get_legend_handles_labels()
+    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=8, loc="center right")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_training(curves: dict[str, list[float]], path: Path) -> None:
+    """Outer loss against meta-training step, one line per writer (a running mean)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, ys in curves.items():
+        w = max(1, len(ys) // 40)
+        smooth = [sum(ys[max(0, i - w + 1): i + 1]) / len(ys[max(0, i - w + 1): i + 1]) for i in range(len(ys))]
+        ax.plot(range(1, len(ys) + 1), smooth, label=label)
+    ax.set_xlabel("meta-training step")
+    ax.set_ylabel("outer loss (target cross-entropy)")
+    ax.set_title("Meta-training on the key–value task (curriculum over pairs)", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -122,6 +122,8 @@ def test_cli_says_rpe_is_skipped_without_lean(tmp_path: Path) -> None:
                "-q", env={"PATH": "/usr/bin:/bin", "PAPERWORKS_LEAN_PROJECT": ""}, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "symbolic_answer" in proc.stdout
+    assert "scorer 'rpe' skipped" in proc.stderr  # even with -q: it changes what the figures mean
     proc = cli("eval", "minif2f_solving", "--model", model, "--sample-id", IDS[0], "--log-dir", str(tmp_path / "s"),
                env={"PATH": "/usr/bin:/bin", "PAPERWORKS_LEAN_PROJECT": ""}, timeout=300)
-    assert "scorer 'rpe' skipped: no Lean here" in proc.stdout.replace("\n", " "), proc.stdout[-2000:]
+    said = (proc.stdout + proc.stderr).replace("\n", " ")  # the skip line is on stderr, shown even with -q
+    assert "scorer 'rpe' skipped: no Lean here" in said, said[-2000:]

@@ -34,7 +34,7 @@ INIT_TEXT = " Here is a short story about people moving between the rooms of a h
 class StoryExpConfig:
     """Sizes of the frozen-LM experiment."""
 
-    candidates: int = 20
+    candidates: int = 16
     """Stories generated and tried with the context in the prompt."""
     keep: int = 6
     """At most this many of those answered correctly are written to memory."""
@@ -42,13 +42,13 @@ class StoryExpConfig:
     """Sentences per story."""
     n_actors: int = 2
     """Actors per story."""
-    steps: tuple[int, ...] = (0, 1, 2, 4, 8, 16)
+    steps: tuple[int, ...] = (0, 1, 2, 4, 8, 16, 32)
     """Write steps at which the memory is read (0 = the initial memory)."""
     n_mem: int = 8
     """Memory vectors."""
     optimiser: str = "adam"
     """Write optimiser (see :class:`GradMemConfig`)."""
-    inner_lr: float = 0.01
+    inner_lr: float = 0.03
     """Write learning rate."""
     chat: bool = True
     """Ask through the chat template, the memory standing where the story was in the user turn; False: a

@@ -78,20 +78,21 @@ def _params(writer: nn.Module, train_model: bool) -> list[nn.Parameter]:
 
 
 def outer_loss(writer: Any, ctx: Tensor, qry: Tensor, tgt: Tensor, owner: Tensor,
-               cfg: MetaTrainConfig) -> tuple[Tensor, float]:
-    """The meta-training loss of one batch (reads ``qry`` row ``r`` from the memory of context ``owner[r]``)
-    and its exact match."""
+               cfg: MetaTrainConfig) -> tuple[Tensor, float, float]:
+    """The meta-training loss of one batch (reads ``qry`` row ``r`` from the memory of context ``owner[r]``),
+    its exact match and the write's largest inner gradient norm (0 for a forward writer)."""
     res = writer.write(ctx, create_graph=cfg.second_order, first_order_graph=not cfg.second_order)
     score = writer.score(res.memory[owner], qry, tgt)
     loss = score.loss.mean()
     if cfg.recon_weight and res.last_loss is not None:
         loss = loss + cfg.recon_weight * res.last_loss.mean()
-    return loss, float(score.exact.float().mean())
+    return loss, float(score.exact.float().mean()), max(res.grad_norms, default=0.0)
 
 
 def meta_train(writer: Any, tok: CharTokenizer, task: KVTaskConfig, cfg: MetaTrainConfig,
                on_step: Callable[[int, float, float], None] | None = None) -> list[dict[str, float]]:
-    """Meta-train ``writer`` (GradMem or ForwardWriter) in place; returns ``{step, loss, exact, time_s}`` rows.
+    """Meta-train ``writer`` (GradMem or ForwardWriter) in place; returns one row per step (``step, pairs,
+    loss, exact, unlocked, inner_grad_norm, time_s``).
 
     ``on_step(step, loss, exact)`` is called after each step."""
     rng = random.Random(cfg.seed)
@@ -110,13 +111,14 @@ def meta_train(writer: Any, tok: CharTokenizer, task: KVTaskConfig, cfg: MetaTra
             unlocked = (step - 1) * len(cfg.pairs) // cfg.steps + 1 if cfg.curriculum == "schedule" else len(cfg.pairs)
             n = rng.choice(cfg.pairs[:unlocked])
         ctx, qry, tgt, owner = kv_tensors([make_kv_sample(rng, n, task) for _ in range(cfg.batch)], tok)
-        loss, exact = outer_loss(writer, ctx, qry, tgt, owner, cfg)
+        loss, exact, gnorm = outer_loss(writer, ctx, qry, tgt, owner, cfg)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], cfg.grad_clip)
         opt.step()
         history.append({"step": step, "pairs": n, "loss": float(loss.detach()), "exact": exact,
-                        "unlocked": cfg.pairs[unlocked - 1], "time_s": time.perf_counter() - start})
+                        "unlocked": cfg.pairs[unlocked - 1], "inner_grad_norm": gnorm,
+                        "time_s": time.perf_counter() - start})
         if cfg.curriculum == "gated" and n == cfg.pairs[unlocked - 1]:
             newest.append(exact)
             window = newest[-cfg.gate_window:]

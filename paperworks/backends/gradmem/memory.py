@@ -55,6 +55,8 @@ class WriteResult:
     losses: list[float] = field(default_factory=list)
     """Mean reconstruction loss before each step, then after the last step (``K + 1`` values) when
     ``track_final`` was asked, else ``K`` values."""
+    grad_norms: list[float] = field(default_factory=list)
+    """Mean over samples of each step's memory-gradient 2-norm (before clipping)."""
     last_loss: Tensor | None = None
     """Per-sample reconstruction loss of the last step's input memory (on the graph with ``create_graph``)."""
 
@@ -132,12 +134,14 @@ class GradMem(MemoryReader, nn.Module):
                 emb = emb.detach()
             state: dict[str, Tensor] = {}
             losses: list[float] = []
+            grad_norms: list[float] = []
             last: Tensor | None = None
             for k in range(1, k_steps + 1):
                 per_sample = reconstruction_loss(self.model, mem, emb, ctx_ids, ctx_mask, prefix_ids)
                 losses.append(float(per_sample.detach().mean()))
                 (g,) = torch.autograd.grad(per_sample.sum(), mem, create_graph=create_graph)
                 last = per_sample
+                grad_norms.append(float(g.detach().flatten(1).norm(dim=1).mean()))
                 mem = self._step(mem, _clip(g, cfg.clip_norm), state, k, step_lr)
                 if not keep:
                     mem = mem.detach().requires_grad_(True)
@@ -147,7 +151,8 @@ class GradMem(MemoryReader, nn.Module):
                 with torch.no_grad():
                     losses.append(float(reconstruction_loss(self.model, mem.detach(), emb.detach(), ctx_ids,
                                                             ctx_mask, prefix_ids).mean()))
-        return WriteResult(memory=mem if keep else mem.detach(), losses=losses, last_loss=last)
+        return WriteResult(memory=mem if keep else mem.detach(), losses=losses, grad_norms=grad_norms,
+                           last_loss=last)
 
     def _step(self, mem: Tensor, g: Tensor, state: dict[str, Tensor], k: int, lr: float) -> Tensor:
         """One functional optimiser step (no in-place updates, so it stays differentiable)."""

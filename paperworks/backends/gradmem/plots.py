@@ -73,7 +73,7 @@ def plot_training(curves: dict[str, list[float]], path: Path) -> None:
         smooth = [sum(ys[max(0, i - w + 1): i + 1]) / len(ys[max(0, i - w + 1): i + 1]) for i in range(len(ys))]
         ax.plot(range(1, len(ys) + 1), smooth, label=label)
     ax.set_xlabel("meta-training step")
-    ax.set_ylabel("outer loss (target cross-entropy)")
+    ax.set_ylabel("outer loss (target CE + weighted reconstruction)")
     ax.set_title("Meta-training on the key–value task (curriculum over pairs)", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()

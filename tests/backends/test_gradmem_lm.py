@@ -42,12 +42,13 @@ def test_write_into_the_user_turn_lowers_the_loss(local: Any) -> None:
 
     p = story_prompt(local, make_stories(2, 1, 3)[0])
     flags = [q.requires_grad for q in local.model.parameters()]
+    torch.manual_seed(0)  # M0 is drawn at random: an unseeded draw made a 3-step curve flat on one CI run
     with frozen(local.model):
-        gm = GradMem(local.model, GradMemConfig(n_mem=4, steps=3, optimiser="adam", inner_lr=0.03))
+        gm = GradMem(local.model, GradMemConfig(n_mem=4, steps=6, optimiser="adam", inner_lr=0.01))
         res = gm.write(p.story, prefix_ids=p.prefix, track_final=True)
         assert all(not q.requires_grad for q in local.model.parameters())
     assert [q.requires_grad for q in local.model.parameters()] == flags  # restored
-    assert res.losses[-1] < res.losses[0] - 0.2, res.losses
+    assert res.losses[-1] < res.losses[0] - 0.3, res.losses
     with torch.no_grad():  # the write scored the story after [prefix; M0], not after M0 alone
         emb, ones, m0 = local.model.get_input_embeddings()(p.story), torch.ones_like(p.story), gm.mem0[None]
         with_prefix = float(reconstruction_loss(local.model, m0, emb, p.story, ones, p.prefix)[0])

@@ -214,6 +214,7 @@ def _register_eval_commands() -> None:
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
     from paperworks.cli.lean_cmd import lean_app
     from paperworks.cli.ogmar_cmd import ogmar_app
+    from paperworks.cli.rejump_cmd import rejump_command
     from paperworks.cli.repro_cmd import repro_command
     from paperworks.cli.tts_cmd import tts_app
 
@@ -221,6 +222,7 @@ def _register_eval_commands() -> None:
     app.command("view")(view_command)
     app.command("compare")(compare_command)
     app.command("repro")(repro_command)
+    app.command("rejump")(rejump_command)
     app.add_typer(cad_app, name="cad")
     app.add_typer(archive_app, name="archive")
     app.add_typer(lean_app, name="lean")

@@ -148,6 +148,11 @@ def view_command(
     found = RunDir.open(run_dir)
     if found.read_record().get("kind") != "eval":  # a single run or chat: its one conversation
         console.print(render_transcript(build_transcript(read_events(found.events_path), found.path)))
+        from paperworks.eval.view import rejump_table
+
+        table = rejump_table(found.path)  # after `paperworks rejump RUN_DIR`
+        if table is not None:
+            console.print(table)
         return
     from paperworks.eval.view import load_run, summary, write_report
 

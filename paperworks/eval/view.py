@@ -195,8 +195,43 @@ def summary(run: EvalRun) -> RenderableType:
             for kind, count in sorted(res.errors.items()):
                 errors.add_row(escape(kind), str(count))
             parts.append(errors)
+    rejump = rejump_table(run.path)
+    if rejump is not None:
+        parts.append(rejump)
     parts += [Text(note, style="yellow") for note in _notes(run)]
     return Group(*parts)
+
+
+REJUMP_COLUMNS = ("solution_count", "jump_distance", "success_rate", "overthinking", "forgetting",
+                  "verification_rate")
+"""The per-sample ReJump metrics shown (``paperworks rejump RUN_DIR`` writes ``rejump.json``)."""
+
+
+def load_rejump(run_dir: Path) -> dict[str, Any] | None:
+    """``RUN_DIR/rejump.json`` when ``paperworks rejump`` has analysed the run (None if absent or unreadable)."""
+    try:
+        data = json.loads((Path(run_dir) / "rejump.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("samples"), list) else None
+
+
+def _rejump_rows(data: dict[str, Any]) -> list[list[str]]:
+    return [[str(s.get("key")), *(_num((s.get("metrics") or {}).get(k)) for k in REJUMP_COLUMNS),
+             str(s.get("png") or s.get("error") or "")] for s in data["samples"] if isinstance(s, dict)]
+
+
+def rejump_table(run_dir: Path) -> RenderableType | None:
+    """The run's ReJump metrics per sample, with the tree drawing's path (None before ``paperworks rejump``)."""
+    data = load_rejump(run_dir)
+    if data is None:
+        return None
+    table = Table(title=f"ReJump (extractor {data.get('model')})", title_justify="left")
+    for col in ("sample", *REJUMP_COLUMNS, "tree / error"):
+        table.add_column(col)
+    for row in _rejump_rows(data):
+        table.add_row(*(escape(c) for c in row))
+    return table
 
 
 # -- the HTML report ----------------------------------------------------------------------------------
@@ -303,6 +338,15 @@ def write_report(run: EvalRun, out: Path | None = None) -> Path:
         if run.results.errors:
             parts.append("<h2>Errors</h2>" + _table(["kind", "count"],
                                                     [[k, str(v)] for k, v in sorted(run.results.errors.items())]))
+    rejump = load_rejump(run.path)
+    if rejump is not None:
+        parts.append(f"<h2>ReJump (extractor {html.escape(str(rejump.get('model')))})</h2>"
+                     + _table(["sample", *REJUMP_COLUMNS, "tree / error"], _rejump_rows(rejump)))
+        for s in rejump["samples"]:
+            img = images(str(s["png"])) if isinstance(s, dict) and s.get("png") else {}
+            if img.get("data") or img.get("href"):
+                parts.append(f'<p>{html.escape(str(s.get("key")))}<br><img alt="ReJump tree" style="max-width:100%" '
+                             f'src="{html.escape(str(img.get("data") or img.get("href")))}"></p>')
     notes = _notes(run) + [f"Long fields are cut to {FIELD_CHARS:,} characters and traces to {EVENTS_PER_SAMPLE} "
                            "events per sample here; the full records are in samples.jsonl and events.jsonl."]
     parts.append("".join(f'<p class="note">{html.escape(n)}</p>' for n in notes))

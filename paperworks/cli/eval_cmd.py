@@ -60,8 +60,11 @@ def eval_command(
     data: Annotated[str | None, typer.Option(help="Your copy of a suite's data, for suites not shipped "
                                              "(histbench: the HistBench .xlsx, or its folder).")] = None,
     attachments: Annotated[str | None, typer.Option(help="That data's attachment folder (default: beside it).")] = None,
+    config: Annotated[list[str] | None, typer.Option("--config", "-c", help="Workflow setting key=value, over "
+                                                     "the suite's own (e.g. -c mode=knn).")] = None,
 ) -> None:
     """Evaluate a workflow on a benchmark suite with a model; resumable after any interruption."""
+    from paperworks.cli.inputs import parse_settings
     from paperworks.core.lock import RunLock
     from paperworks.core.runs import RunDir
     from paperworks.eval import harness
@@ -86,7 +89,8 @@ def eval_command(
             (1 if (model or DEFAULT_MODEL).endswith("-torch") else 4),  # llama.cpp batches; torch serialises
             time_limit=time_limit, working_limit=working_limit, token_limit=token_limit, cost_limit=cost_limit,
             log_dir=log_dir, fail_on_error=fail_on_error, executor=executor, ray_address=ray_address,
-            max_retries=max_retries, timeout=timeout, data=data, attachments=attachments))
+            max_retries=max_retries, timeout=timeout, data=data, attachments=attachments,
+            config=parse_settings(config or [], "setting")))
         lock = RunLock(run.path).acquire()
         record = run.read_record()
     say(f"[dim]run dir: {run.path}[/dim]")

@@ -57,6 +57,8 @@ class EvalArgs:
     """For suites built from a user's data file (``histbench``): the workbook."""
     attachments: str | None = None
     """... and its attachment folder (default: found beside the workbook)."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """Workflow settings over the suite's own ``config`` (``-c key=value``)."""
 
 
 def check_args(args: EvalArgs) -> None:
@@ -96,6 +98,10 @@ def create_eval(args: EvalArgs) -> RunDir:
     suite = without_scorers(suite, set(skipped))
     samples = suite.select(args.limit, args.sample_ids or None)
     validate_generation(suite.spec.generation, f"suite '{suite.spec.name}': generation")
+    if args.config:  # the merged settings must validate before anything is created
+        from paperworks.workflows.registry import get_workflow
+
+        get_workflow(suite.spec.workflow).parse_config({**(suite.spec.config or {}), **args.config})
     check_model(args.model)
     if any(s.name in JUDGED for s in suite.spec.scorers):
         if not args.judge_model:

@@ -53,7 +53,7 @@ class EvalSetup:
         args = record.get("args") or {}
         return cls(
             run_dir=run_dir, suite=suite, spec=spec,
-            workflow_config=spec.parse_config(suite.spec.config or {}),
+            workflow_config=spec.parse_config({**(suite.spec.config or {}), **(args.get("config") or {})}),
             model=record["model"], judge_model=record.get("judge_model"), seed=int(record.get("seed", 0)),
             epochs=int(record["epochs"]), limits=Limits(**(record.get("limits") or {})),
             cache=bool(args.get("cache", False)), generation=dict(suite.spec.generation or {}),

@@ -144,3 +144,25 @@ def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path: Path) -> No
     a = json.loads((samples.parent / "results.json").read_text())["metrics"]
     b = json.loads(next((tmp_path / "full").glob("*/results.json")).read_text())["metrics"]
     assert a["numeric/accuracy"] == b["numeric/accuracy"]
+
+
+def test_config_overrides_the_suite_settings_and_bad_ones_are_refused(tmp_path: Path) -> None:
+    """``-c key=value`` reaches the workflow (max_steps 2 → 1 makes a tool-calling agent hit its step limit),
+    is kept in run.json for a resume, and an unknown or ill-typed setting is refused before any run exists."""
+    from paperworks.core.errors import UserError
+    from paperworks.eval.sample_runner import EvalSetup
+
+    calc = {"text": "", "tool_calls": [{"name": "calculate", "arguments": {"expression": "1+1"}}]}
+    (tmp_path / "m.json").write_text(json.dumps({"replies": [calc, "2"]}))
+    model = f"scripted/{tmp_path / 'm.json'}"
+    suite = str(make_suite(tmp_path, ROWS[:1]))
+    base_run, base = _eval(suite=suite, model=model)
+    run, results = _eval(suite=suite, model=model, config={"max_steps": 1})
+    assert EvalSetup.from_record(run.path, run.read_record()).workflow_config.max_steps == 1
+    assert EvalSetup.from_record(base_run.path, base_run.read_record()).workflow_config.max_steps == 2
+    assert base.errors == {} and sum(results.errors.values()) == 1, (base.errors, results.errors)
+    logs = tmp_path / "logs"
+    for bad, msg in (({"max_stepz": 1}, "unknown setting 'max_stepz'"), ({"max_steps": "many"}, "max_steps")):
+        with pytest.raises(UserError, match=msg):
+            harness.create_eval(harness.EvalArgs(suite=suite, model=model, config=bad, log_dir=str(logs)))
+    assert not logs.exists()

@@ -134,6 +134,10 @@ JS = """
         if (a.data && a.data.indexOf("data:image/") === 0) {
           var img = el("img"); img.src = a.data; img.alt = a.path; item.appendChild(img);
         }
+        if (a.audio && !a.missing) {
+          var au = el("audio"); au.controls = true; au.preload = "none"; au.src = a.data || a.href;
+          item.appendChild(au);
+        }
         if (a.missing) {
           item.appendChild(el("span", "dim", a.path + " (missing)"));
         } else {

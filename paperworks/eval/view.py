@@ -39,6 +39,9 @@ IMAGE_BYTES = 200_000
 """Largest image inlined as a data URI; larger ones are linked by relative path."""
 TOTAL_IMAGE_BYTES = 20_000_000
 """Most image bytes inlined in one report; the rest are linked."""
+AUDIO_BYTES = 2_000_000
+"""Largest audio file (e.g. AgentSteerTTS's renders) inlined as a data URI; larger ones are linked."""
+_AUDIO_TYPES = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac"}
 _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                 ".webp": "image/webp", ".svg": "image/svg+xml"}
 
@@ -291,6 +294,13 @@ class _Images:
         entry["href"] = urllib.parse.quote(link if link.startswith("../") else "./" + link)
         mime = _IMAGE_TYPES.get(path.suffix.lower())
         size = path.stat().st_size
+        audio = _AUDIO_TYPES.get(path.suffix.lower())
+        if audio:  # a player in the report: inlined within the same total budget, else played from the link
+            entry["audio"] = True
+            if size <= AUDIO_BYTES and self.used + size <= TOTAL_IMAGE_BYTES:
+                self.used += size
+                entry["data"] = f"data:{audio};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+            return entry
         if mime and size <= IMAGE_BYTES and self.used + size <= TOTAL_IMAGE_BYTES:
             self.used += size
             entry["data"] = f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")

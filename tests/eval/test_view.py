@@ -336,3 +336,21 @@ def test_report_script_pages_filters_and_opens_samples(tmp_path: Path) -> None:
     assert "tool_call" in body and "calculator" in body
     assert out["imgs"] == ["data:image/png;base64," + base64.b64encode(PNG).decode()]
     assert "gone.txt (missing)" in body and out["links"] == ["./artifacts/s00000%231/render.png"]
+
+
+def test_audio_artifacts_get_a_player_inline_or_linked(tmp_path: Path) -> None:
+    """AgentSteerTTS's renders: a small WAV is inlined as audio/wav, one over the budget is played from its link."""
+    from paperworks.eval.view import AUDIO_BYTES
+
+    path = tmp_path / "r"
+    art = path / "artifacts" / "q1#1"
+    art.mkdir(parents=True)
+    wav = b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\0" * 28
+    (art / "best.wav").write_bytes(wav)
+    (art / "long.wav").write_bytes(wav + b"\0" * AUDIO_BYTES)
+    write_run(path, [make_sample("q1", artifacts=["artifacts/q1#1/best.wav", "artifacts/q1#1/long.wav"])])
+    html = write_report(load_run(path)).read_text(encoding="utf-8")
+    small, big = embedded(html)["samples"][0]["artifacts"]
+    assert small["audio"] and small["data"] == "data:audio/wav;base64," + base64.b64encode(wav).decode()
+    assert big["audio"] and "data" not in big and big["href"].endswith("long.wav")
+    assert 'el("audio")' in html

@@ -67,6 +67,7 @@ def run(out: Path, quick: bool, scale: str, progress: Progress) -> ReproResult:
     from paperworks.tools.robot.tasks import make_tasks
 
     torch.manual_seed(0)
+    torch.set_num_threads(1)  # two threads on shared, loaded cores ran decoding ~10x slower
     local = _model()
     tasks = make_tasks(60, seed=0)
     progress("validating the skeletons in the sandbox and prefilling their KV segments")
@@ -118,7 +119,11 @@ def run(out: Path, quick: bool, scale: str, progress: Progress) -> ReproResult:
                       "ttft_s": statistics.fmean(r["ttft_s"] for r in timed),
                       "total_s": statistics.fmean(r["total_s"] for r in timed),
                       "decoded_tokens": statistics.fmean(r["decoded_tokens"] for r in timed)}
-        res.figures[f"success[{m}]"] = Figure(round(summary[m]["success"], 3), note=f"{len(rows)} tasks, judged")
+        note = f"{len(rows)} tasks, judged"
+        if m == "fcgraft-top1":
+            note += ("; retrieval picks each site's skeleton and the clause names its arguments, so the model "
+                     "decodes nothing here: an ablation of the scaffold, not of the model")
+        res.figures[f"success[{m}]"] = Figure(round(summary[m]["success"], 3), note=note)
         res.figures[f"ttft_s[{m}]"] = Figure(round(summary[m]["ttft_s"], 3), unit="s",
                                              note=f"mean over the {len(timed)} tasks every method ran")
         res.figures[f"total_s[{m}]"] = Figure(round(summary[m]["total_s"], 3), unit="s",

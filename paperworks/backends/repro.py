@@ -80,6 +80,19 @@ class ReproResult:
         return path
 
 
+def with_torch_threads(threads: int, fn: Callable[[], ReproResult]) -> ReproResult:
+    """``fn()`` with torch limited to ``threads`` (restored after): on shared cores more threads than the
+    experiment needs slow small ops down by an order of magnitude."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return fn()
+    finally:
+        torch.set_num_threads(before)
+
+
 def repro_names() -> list[str]:
     """Registered experiments."""
     _load_backends()

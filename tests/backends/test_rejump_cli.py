@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from paperworks.cli.app import _main
 from paperworks.core.runs import RunDir
 from paperworks.eval import harness
+from tests.cli.test_runs_view import run_cli
 from tests.eval.test_harness import make_suite
 
 AGENT = {"replies": [
@@ -24,16 +24,6 @@ TREE = {"node1": {"Problem": "What is 17*23?", "parent": "none", "Result": None}
 WALK = [{"from": "node1", "to": "node4", "category": "calculation/derivation"},
         {"from": "node4", "to": "node1", "category": "verification"},
         {"from": "node1", "to": "node4", "category": "verification"}]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        _main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def recorded_eval(tmp: Path) -> RunDir:

@@ -19,14 +19,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from paperworks.backends.cagnn.data import StreamConfig, make_stream
 from paperworks.backends.cagnn.gcn import EWC, Expanding, Replay, SharedHeadMethod, TrainConfig
 from paperworks.backends.cagnn.model import CAGNN
 from paperworks.backends.cagnn.plots import plot_acc_matrix, plot_ap_af, plot_cost_vs_tasks
 from paperworks.backends.cagnn.stream import Method, StreamResult, run_stream
-from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
 
 
 @dataclass
@@ -72,12 +70,7 @@ def methods(cfg: CAGNNReproConfig, seed: int) -> list[Method]:
 def run(out: Path, quick: bool = False, scale: str = "cpu", progress: Progress = no_progress) -> ReproResult:
     """Run the experiment into ``out``; see the module docstring."""
     cfg = preset(quick)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(cfg.threads)
-    try:
-        return _run(out, cfg, progress)
-    finally:
-        torch.set_num_threads(threads)
+    return with_torch_threads(cfg.threads, lambda: _run(out, cfg, progress))
 
 
 def _run(out: Path, cfg: CAGNNReproConfig, progress: Progress) -> ReproResult:

@@ -36,7 +36,7 @@ from paperworks.backends.codila.evaluate import Decoder, Score, evaluate
 from paperworks.backends.codila.model import HeadConfig, LocalARHead, NetConfig, TinyTransformer, n_params
 from paperworks.backends.codila.plots import pareto_front, plot_pareto, plot_training
 from paperworks.backends.codila.train import TrainConfig, timed, train_ar, train_dlm, train_head
-from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
 from paperworks.core.errors import UserError
 
 PAPER_SPEED = ">= 2x throughput over the DLM and a new accuracy-speed Pareto frontier (Dream-Coder-7B + ~0.6B AR head)"
@@ -111,12 +111,7 @@ def run(out: Path, quick: bool = False, scale: str = "cpu", progress: Progress =
 
 def run_config(out: Path, cfg: CodilaReproConfig, progress: Progress = no_progress) -> ReproResult:
     """Run the experiment with explicit sizes."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(cfg.threads)
-    try:
-        return _run(out, cfg, progress)
-    finally:
-        torch.set_num_threads(threads)
+    return with_torch_threads(cfg.threads, lambda: _run(out, cfg, progress))
 
 
 def eval_sets(cfg: CodilaReproConfig) -> tuple[list[Example], list[Example]]:

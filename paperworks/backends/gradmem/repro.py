@@ -30,7 +30,7 @@ from paperworks.backends.gradmem.maml import MetaTrainConfig, kv_exact_match, me
 from paperworks.backends.gradmem.memory import GradMem, GradMemConfig
 from paperworks.backends.gradmem.plots import plot_em_vs_pairs, plot_story_steps, plot_training
 from paperworks.backends.gradmem.tiny import tiny_llama
-from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
 
 
 @dataclass
@@ -115,12 +115,7 @@ def _writers(cfg: GradMemReproConfig, vocab: int) -> dict[str, Any]:
 def run(out: Path, quick: bool = False, scale: str = "cpu", progress: Progress = no_progress) -> ReproResult:
     """Run the experiment into ``out``; see the module docstring."""
     cfg = preset(quick)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(cfg.threads)
-    try:
-        return _run(out, cfg, progress)
-    finally:
-        torch.set_num_threads(threads)
+    return with_torch_threads(cfg.threads, lambda: _run(out, cfg, progress))
 
 
 def _run(out: Path, cfg: GradMemReproConfig, progress: Progress) -> ReproResult:

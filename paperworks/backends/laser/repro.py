@@ -34,7 +34,7 @@ from paperworks.backends.laser.policies import (
 from paperworks.backends.laser.sensors import pixel_positions, pod_basis, pod_reconstruct, qr_sensors, random_layout
 from paperworks.backends.laser.train import TrackBank, WMTrainConfig, initial_bank, train_world_model
 from paperworks.backends.laser.world import WorldModel, WorldModelConfig
-from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
 from paperworks.core.errors import UserError
 
 PAPER = "LASER's active sensors beat static and offline-optimised layouts in reconstruction error"
@@ -96,12 +96,7 @@ def run_config(out: Path, cfg: LaserReproConfig, progress: Progress = no_progres
     """The experiment under any :class:`LaserReproConfig` (torch limited to ``cfg.threads`` meanwhile)."""
     if cfg.rounds < 1 or not cfg.ks or min(cfg.ks) < 1:
         raise UserError(f"LaserReproConfig needs rounds >= 1 and sensor counts >= 1, got {cfg.rounds}, {cfg.ks}")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(cfg.threads)
-    try:
-        return _run(out, cfg, progress)
-    finally:
-        torch.set_num_threads(threads)
+    return with_torch_threads(cfg.threads, lambda: _run(out, cfg, progress))
 
 
 def _start_states(wm: WorldModel, fields: np.ndarray, bank: TrackBank, cfg: LaserReproConfig,

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from paperworks.agents.spada import prompts
 from paperworks.agents.spada.parse import extract_code, extract_json, normalise_spec
 from paperworks.core.artifacts import ArtifactStore
+from paperworks.core.errors import UserError
 from paperworks.workflows.context import RunContext
 from paperworks.workflows.registry import WorkflowSpec
 from paperworks.workflows.spada_score import score_spada
@@ -45,6 +46,27 @@ class SpadaConfig(BaseModel):
     write_tests: bool = Field(True, description="Let the model write its own deterministic tests.")
     renders: bool = Field(True, description="Render PNG views each iteration (feedback and people).")
     sandbox_wall_s: float = Field(60, gt=0, description="Wall-clock seconds for one sandbox run.")
+    fcgraft_references: int = Field(0, ge=0, le=8, description=(
+        "FCGraft: graft this many verified SPADA-Bench reference programs (cached KV segments) into the "
+        "first code prompt; needs the embedded model (runs on its torch engine). 0: off."))
+
+
+_grafter: Any = None
+_grafter_lock = threading.Lock()
+
+
+def _graft_code(request: str, spec: dict[str, Any], k: int, max_tokens: int) -> tuple[str, dict[str, Any]]:
+    """The first program through FCGraft on the embedded model's torch engine (one shared library)."""
+    global _grafter
+    from paperworks.backends.fcgraft.cad import CadGrafter
+    from paperworks.models.local import get_local_model
+
+    with _grafter_lock:
+        if _grafter is None:
+            local = get_local_model("smollm2-135m-torch")
+            _grafter = CadGrafter(local.model, local.tokenizer, local.name)
+        reply = _grafter.generate(request, spec, prompts.CONVENTION, k=k, max_new_tokens=max_tokens)
+    return reply.text, asdict(reply) | {"text": None}
 
 
 class SpadaState(TypedDict, total=False):
@@ -121,13 +143,22 @@ def build_graph(config: SpadaConfig | None = None) -> Any:
         return (await ctx.get_model().generate(messages, stream=ctx.stream, **gen)).text
 
     async def write_spec(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        if cfg.fcgraft_references and not runtime.context.model.startswith("local/smollm2-135m"):
+            raise UserError(f"spada: fcgraft_references needs the embedded model (local/smollm2-135m), "
+                            f"not {runtime.context.model}: grafting works on the model's own KV cache")
         reply = await ask(runtime.context, prompts.spec_messages(state["request"]))
         spec = normalise_spec(extract_json(reply), state["request"])
         _store(runtime.context).write_text("spec.json", json.dumps(spec, indent=2))
         return {"spec": spec, "iteration": 0}
 
     async def write_code(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        reply = await ask(runtime.context, prompts.code_messages(state["request"], state.get("spec", {})))
+        ctx = runtime.context
+        if cfg.fcgraft_references:
+            text, info = await asyncio.to_thread(_graft_code, state["request"], state.get("spec", {}),
+                                                 cfg.fcgraft_references, int(ctx.generation.get("max_tokens", 2048)))
+            _store(ctx).write_text("fcgraft.json", json.dumps(info, indent=2))
+            return {"code": extract_code(text)}
+        reply = await ask(ctx, prompts.code_messages(state["request"], state.get("spec", {})))
         return {"code": extract_code(reply)}
 
     async def write_tests(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -1,0 +1,66 @@
+"""FCGraft for SPADA: the bench's reference programs as grafted segments in the code prompt, on the
+embedded SmolLM2-135M. A task's own reference is never retrieved; a grafted prompt's next-token
+distribution is close to the full prefill's; the workflow setting refuses a model it cannot graft into."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def grafter() -> Any:
+    from paperworks.backends.fcgraft.cad import CadGrafter
+    from paperworks.models.local import get_local_model
+    from paperworks.models.local.smollm import LocalModelError
+
+    try:
+        local = get_local_model("smollm2-135m-torch")
+    except LocalModelError as exc:
+        pytest.skip(str(exc))
+    return CadGrafter(local.model, local.tokenizer, local.name)
+
+
+def test_own_reference_is_never_retrieved(grafter: Any) -> None:
+    for ref in list(grafter.refs.values())[:10]:
+        picked = grafter.pick(ref.request, 3)
+        assert ref.name not in picked and len(picked) == 3
+    assert grafter.pick("a hinge with two leaves and a pin", 1)  # a user's request: anything may come
+
+
+def test_grafted_prompt_is_close_to_full_prefill_and_cheaper(grafter: Any) -> None:
+    from paperworks.agents.spada.prompts import CONVENTION
+    from paperworks.backends.fcgraft import kv
+    from paperworks.backends.fcgraft.cad import segment_text, tail_text
+
+    request = "A square plate 40 mm x 40 mm x 5 mm with a cylindrical post 10 mm in diameter on top."
+    names = grafter.pick(request, 2)
+    head = grafter.head()
+    parts = [grafter._segment(n, segment_text(grafter.refs[n]), head) for n in names]
+    tail = grafter.encode(tail_text(request, {}, CONVENTION))[-40:]
+    full = kv.prefill(grafter.model, head.ids + [i for p in parts for i in p.ids])
+    ref = kv.next_logprobs(grafter.model, kv.new_cache(grafter.model, [full]), tail)
+    grafted = kv.next_logprobs(grafter.model, kv.stitch(grafter.model, head, parts), tail)
+    unmoved = kv.next_logprobs(grafter.model, kv.stitch(grafter.model, head, parts, reposition=False), tail)
+    assert kv.kl(ref, grafted) < kv.kl(ref, unmoved)
+    a = grafter.generate(request, {}, CONVENTION, k=2, max_new_tokens=4, graft=True)
+    b = grafter.generate(request, {}, CONVENTION, k=2, max_new_tokens=4, graft=False)
+    assert a.references == b.references == names
+    assert a.reused_tokens == b.prefilled_tokens - a.prefilled_tokens and a.reused_tokens > 500
+    assert 1 <= a.decoded_tokens <= 4
+
+
+def test_spada_setting_refuses_a_model_it_cannot_graft_into() -> None:
+    import asyncio
+
+    from paperworks.core.errors import UserError
+    from paperworks.workflows.context import RunContext
+    from paperworks.workflows.spada import SpadaConfig, build_graph
+
+    graph = build_graph(SpadaConfig(fcgraft_references=2, max_iterations=1)).compile()
+    with pytest.raises(UserError, match="fcgraft_references needs the embedded model"):
+        asyncio.run(graph.ainvoke({"request": "a plate", "spec": {}}, context=RunContext(model="openai/gpt-4o"),
+                                  config={"recursion_limit": 5}))

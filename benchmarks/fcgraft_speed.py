@@ -6,6 +6,9 @@ Per task, the three methods run back to back (interleaved, so machine noise hits
 medians over tasks of ``ttft_s`` (request to first decoded token) and ``total_s`` (to the finished program),
 and the ratios ``ragcache_to_fcgraft`` and ``free_to_fcgraft``. ``graft_s`` / ``prefill_s``: stitching the
 header and four skeleton segments (re-positioned) against prefilling the same tokens from scratch.
+``gradmem_write_step_s``: one GradMem write step (m = 8, plain SGD) of a story into SmolLM2-135M's frozen
+user turn, median over writes of 1, 2 and 4 steps divided by their steps, and its ratio to one plain
+forward pass over the same tokens (``gradmem_step_to_forward``); benchmarks/gradmem_speed.py has more.
 """
 
 from __future__ import annotations
@@ -27,6 +30,34 @@ sys.path.insert(0, str(ROOT))
 from paperworks.core.paths import set_offline_env  # noqa: E402
 
 set_offline_env()
+
+
+def gradmem_step(local: object) -> tuple[float, float]:
+    """(seconds per GradMem write step, seconds per plain forward over the same prompt)."""
+    import torch
+
+    from paperworks.backends.gradmem.lm_stories import frozen, story_prompt
+    from paperworks.backends.gradmem.memory import GradMem, GradMemConfig
+    from paperworks.backends.gradmem.stories import make_stories
+
+    p = story_prompt(local, make_stories(4, 1, 4)[0])
+    model = local.model  # type: ignore[attr-defined]
+    per_step = []
+    with frozen(model):
+        gm = GradMem(model, GradMemConfig(steps=1))
+        gm.write(p.story, prefix_ids=p.prefix)  # warm-up
+        for steps in (1, 2, 4):
+            start = time.perf_counter()
+            gm.write(p.story, prefix_ids=p.prefix, steps=steps)
+            per_step.append((time.perf_counter() - start) / steps)
+    ids = torch.cat([p.prefix[None] if p.prefix.dim() == 1 else p.prefix, p.story], dim=1)
+    fwd = []
+    with torch.no_grad():
+        for _ in range(3):
+            start = time.perf_counter()
+            model(input_ids=ids)
+            fwd.append(time.perf_counter() - start)
+    return statistics.median(per_step), statistics.median(fwd)
 
 
 def main() -> None:
@@ -69,6 +100,7 @@ def main() -> None:
             start = time.perf_counter()
             kv.prefill(local.model, head.ids + [i for p in parts for i in p.ids])
             prefill.append(time.perf_counter() - start)
+    gm_step, fwd = gradmem_step(local)
     med = {m: {"ttft_s": statistics.median(r[0] for r in v), "total_s": statistics.median(r[1] for r in v),
                "decoded_tokens": statistics.median(r[2] for r in v)} for m, v in rows.items()}
     result = {
@@ -80,6 +112,8 @@ def main() -> None:
         "free_to_fcgraft_ttft": round(med["free"]["ttft_s"] / med["fcgraft"]["ttft_s"], 2),
         "graft_s": round(statistics.median(graft), 4), "prefill_s": round(statistics.median(prefill), 4),
         "prefill_to_graft": round(statistics.median(prefill) / statistics.median(graft), 2),
+        "gradmem_write_step_s": round(gm_step, 4), "plain_forward_s": round(fwd, 4),
+        "gradmem_step_to_forward": round(gm_step / fwd, 2),
         "cpu_count": os.cpu_count(), "torch_threads": args.threads, "load_1min": os.getloadavg()[0],
         "versions": {"python": platform.python_version(), "torch": torch.__version__},
         "command": "python " + " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),

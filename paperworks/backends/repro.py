@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import platform
 import time
@@ -58,6 +59,12 @@ class ReproResult:
     """The experiment's settings (seed, sizes, steps), so the run can be repeated."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Raw series (per-step curves, per-capacity tables) for anyone who wants to re-plot."""
+    scalars: dict[str, list[list[float]]] = field(default_factory=dict)
+    """Tracked scalars, ``{tag: [[step, value], ...]}``: the training curves the experiment's loops
+    recorded with :func:`paperworks.core.tracking.track` and each numeric figure as ``figures/<key>``
+    (filled by :func:`run_repro`; the same values go to TensorBoard with ``--tensorboard``)."""
+    scalars_skipped: dict[str, int] = field(default_factory=dict)
+    """Tag → values skipped as non-numeric or non-finite while tracking (empty when none)."""
 
     def write(self, out: Path, quick: bool, scale: str, elapsed_s: float, command: str | None = None) -> Path:
         """``<out>/results.json`` with the command, versions, measured wall time and everything above."""
@@ -74,9 +81,15 @@ class ReproResult:
                 "cpu_count": os.cpu_count(), "versions": versions,
                 "figures": {k: asdict(v) for k, v in self.figures.items()}, "plots": self.plots,
                 "config": self.config, "extra": self.extra}
+        if self.scalars_skipped:
+            data["scalars_skipped"] = self.scalars_skipped
         out.mkdir(parents=True, exist_ok=True)
         path = out / "results.json"
-        path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        text = json.dumps(data, indent=2, default=str)
+        # "scalars" last, one line per tag: indent=2 would put every number of every curve on its own line
+        series = ",\n".join(f"    {json.dumps(tag)}: {json.dumps(points)}" for tag, points in self.scalars.items())
+        text = text[:-2] + (f',\n  "scalars": {{\n{series}\n  }}\n}}' if series else ',\n  "scalars": {}\n}')
+        path.write_text(text + "\n", encoding="utf-8")
         return path
 
 
@@ -106,18 +119,25 @@ def _load_backends() -> None:
         importlib.import_module(f"paperworks.backends.{folder.name}")
 
 
-def command_line(name: str, quick: bool = False, scale: str = "cpu", out: Path | None = None) -> str:
+def command_line(name: str, quick: bool = False, scale: str = "cpu", out: Path | None = None,
+                 tensorboard: Path | None = None) -> str:
     """The ``paperworks repro`` command line that runs ``name`` with these options."""
     parts = ["paperworks", "repro", name] + (["--quick"] if quick else []) + \
-        ([f"--scale {scale}"] if scale != "cpu" else []) + ([f"--out {out}"] if out is not None else [])
+        ([f"--scale {scale}"] if scale != "cpu" else []) + ([f"--out {out}"] if out is not None else []) + \
+        ([f"--tensorboard {tensorboard}"] if tensorboard is not None else [])
     return " ".join(parts)
 
 
 def run_repro(name: str, out: Path, quick: bool = False, scale: str = "cpu", progress: Progress = no_progress,
-              command: str | None = None) -> tuple[ReproResult, Path]:
+              command: str | None = None, tensorboard: Path | None = None) -> tuple[ReproResult, Path]:
     """Run one experiment and write its results; returns the result and the results.json path.
 
-    ``command`` is recorded in results.json (default: the equivalent ``paperworks repro`` command line)."""
+    ``command`` is recorded in results.json (default: the equivalent ``paperworks repro`` command line).
+    Every scalar the experiment tracks (its training curves) and each numeric figure (``figures/<key>``,
+    step 0) lands in results.json under ``"scalars"``; with ``tensorboard`` (a folder) also as TensorBoard
+    event files there."""
+    from paperworks.core.tracking import recording
+
     _load_backends()
     if name not in REPROS:
         known = ", ".join(sorted(REPROS)) or "none yet"
@@ -125,7 +145,14 @@ def run_repro(name: str, out: Path, quick: bool = False, scale: str = "cpu", pro
     module_name, _, func = REPROS[name].partition(":")
     fn = getattr(importlib.import_module(module_name), func or "run")
     start = time.monotonic()
-    result: ReproResult = fn(out=out, quick=quick, scale=scale, progress=progress)
+    with recording(tensorboard) as tracker:
+        result: ReproResult = fn(out=out, quick=quick, scale=scale, progress=progress)
+        for key, fig in result.figures.items():
+            if isinstance(fig.value, int | float) and not isinstance(fig.value, bool) \
+                    and math.isfinite(fig.value):
+                tracker.record(f"figures/{key}", fig.value, 0)
+    result.scalars = {**tracker.scalars(), **result.scalars}
+    result.scalars_skipped = {**tracker.skipped, **result.scalars_skipped}
     cmd = command or command_line(name, quick, scale, out)
     path = result.write(out, quick, scale, time.monotonic() - start, cmd)
     return result, path

@@ -1,9 +1,14 @@
-"""``paperworks repro NAME [--quick] [--out DIR] [--scale cpu|gpu]``: progress while it runs, then a table of
-the measured figures beside the paper's claims."""
+"""``paperworks repro NAME [--quick] [--out DIR] [--scale cpu|gpu] [--tensorboard DIR]``: progress while it
+runs, then a table of the measured figures beside the paper's claims. ``--tensorboard DIR`` writes the
+run's training curves and figures as TensorBoard event files to ``DIR/NAME/`` (``DIR/NAME-<timestamp>/``
+when that exists); the same scalars are in results.json under ``"scalars"`` either way."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -43,20 +48,58 @@ def figures_table(result: ReproResult, title: str) -> Table:
     return table
 
 
+def tensorboard_run_dir(root: Path, name: str) -> Path:
+    """The folder for this run's event files: ``root/name``, or ``root/name-<timestamp>`` when that exists;
+    created here, so a bad ``root`` (a file, not writable) fails as one-line UserError before the run."""
+    from paperworks.core.errors import UserError
+
+    if root.exists() and not root.is_dir():
+        raise UserError(f"--tensorboard {root}: not a folder (a file is there)")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise UserError(f"--tensorboard {root}: cannot write there ({exc.strerror or exc})") from None
+    target = root / name
+    if target.exists():
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = root / f"{name}-{stamp}"
+        n = 1
+        while target.exists():
+            n += 1
+            target = root / f"{name}-{stamp}-{n}"
+    try:
+        target.mkdir(parents=True)
+    except OSError as exc:
+        raise UserError(f"--tensorboard {target}: cannot create it ({exc.strerror or exc})") from None
+    if not os.access(target, os.W_OK):
+        raise UserError(f"--tensorboard {target}: not writable")
+    return target
+
+
 def repro_command(
     name: Annotated[str, typer.Argument(help="Experiment (a backend's name); 'paperworks list backends'.")],
     quick: Annotated[bool, typer.Option(help="A minute-long version (what tests run).")] = False,
     out: Annotated[Path | None, typer.Option(help="Output folder (default runs/repro-NAME).")] = None,
     scale: Annotated[str, typer.Option(help="cpu (default) or gpu, where the experiment offers it.")] = "cpu",
+    tensorboard: Annotated[Path | None, typer.Option(
+        help="Also write training curves and figures as TensorBoard event files to DIR/NAME/.",
+        metavar="DIR")] = None,
 ) -> None:
     """Reproduce a paper's headline effect at CPU scale: results.json + plots, the paper's claim beside each."""
-    from paperworks.backends.repro import command_line, run_repro
+    from paperworks.backends.repro import command_line, repro_names, run_repro
     from paperworks.core.errors import UserError
     from paperworks.core.paths import runs_dir
 
     if scale not in ("cpu", "gpu"):
         raise UserError(f"--scale must be cpu or gpu, got '{scale}'")
     target = out or runs_dir() / f"repro-{name}{'-quick' if quick else ''}"
+    tb_dir = None
+    if tensorboard is not None:
+        if name not in repro_names():
+            raise UserError(f"unknown experiment '{name}'; known: {', '.join(repro_names()) or 'none yet'}")
+        tb_dir = tensorboard_run_dir(tensorboard, name)
     start = time.monotonic()
     with console.status(escape(f"repro {name}: starting"), spinner="dots") as status:
 
@@ -65,9 +108,12 @@ def repro_command(
             status.update(escape(f"repro {name}: {text}"))
 
         result, path = run_repro(name, target, quick=quick, scale=scale, progress=progress,
-                                 command=command_line(name, quick, scale, out))
+                                 command=command_line(name, quick, scale, out, tensorboard),
+                                 tensorboard=tb_dir)
     elapsed = time.monotonic() - start
     console.print(figures_table(result, f"repro {name}{' --quick' if quick else ''}: measured vs the paper's claim"))
     for plot in result.plots:
         console.print(f"plot: {escape(str(target / plot))}")
     console.print(f"results: {escape(str(path))}  ({elapsed:.0f} s)")
+    if tb_dir is not None:
+        console.print(f"tensorboard: {escape(str(tb_dir))}  (tensorboard --logdir {escape(str(tensorboard))})")

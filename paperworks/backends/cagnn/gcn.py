@@ -15,6 +15,7 @@ from torch import nn
 
 from paperworks.backends.cagnn.data import TaskGraph, graph_context
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 @dataclass
@@ -114,11 +115,12 @@ class SharedHeadMethod:
         """Train on task ``g``; ``seen`` are the earlier tasks' graphs (used only by replay)."""
         self.seen = max(self.seen, max(g.classes) + 1)
         opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr)
-        for _ in range(self.cfg.epochs):
+        for epoch in range(self.cfg.epochs):
             opt.zero_grad()
             loss = nn.functional.cross_entropy(self._logits(g)[g.train], g.y[g.train]) + self.extra_loss(seen)
             loss.backward()
             opt.step()
+            track(f"task{g.task}/loss", loss, epoch)
         self.after_task(g)
 
     @torch.no_grad()
@@ -231,11 +233,12 @@ class Expanding:
         new = [*self.l1[t].parameters(), *self.l2[t].parameters(), *self.heads[t].parameters()]
         opt = torch.optim.Adam(new, lr=self.cfg.lr)
         local = g.y - min(g.classes)
-        for _ in range(self.cfg.epochs):
+        for epoch in range(self.cfg.epochs):
             opt.zero_grad()
             loss = nn.functional.cross_entropy(self.heads[t](self._embed(g, t + 1))[g.train], local[g.train])
             loss.backward()
             opt.step()
+            track(f"task{g.task}/loss", loss, epoch)
         for p in new:
             p.requires_grad_(False)
         self.classes.append(list(g.classes))

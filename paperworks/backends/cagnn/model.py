@@ -27,6 +27,7 @@ from torch import nn
 from paperworks.backends.cagnn.data import TaskGraph, graph_context
 from paperworks.backends.cagnn.gcn import ContextSelector, TrainConfig, gcn_macs
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 class CAGNN(nn.Module):
@@ -83,12 +84,14 @@ class CAGNN(nn.Module):
                   *self.gen2.parameters(), *head.parameters()]
         opt = torch.optim.Adam(params, lr=self.cfg.lr)  # fresh moments: frozen entries get exactly zero steps
         local = g.y - min(g.classes)
-        for _ in range(self.cfg.epochs):
+        for epoch in range(self.cfg.epochs):
             opt.zero_grad()
             (m1, u1), (m2, u2) = self._mask(self.gen1, ctx), self._mask(self.gen2, ctx)
             logits = self.dense_forward(g, m1, m2, head)
-            nn.functional.cross_entropy(logits[g.train], local[g.train]).backward()
+            loss = nn.functional.cross_entropy(logits[g.train], local[g.train])
+            loss.backward()
             opt.step()
+            track(f"task{g.task}/loss", loss, epoch)
         # the stored subnetwork is the one the last step trained (the generator has moved on since)
         for p in head.parameters():
             p.requires_grad_(False)

@@ -25,6 +25,7 @@ from paperworks.backends.cagnn.model import CAGNN
 from paperworks.backends.cagnn.plots import plot_acc_matrix, plot_ap_af, plot_cost_vs_tasks
 from paperworks.backends.cagnn.stream import Method, StreamResult, run_stream
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
+from paperworks.core.tracking import scope
 
 
 @dataclass
@@ -87,7 +88,8 @@ def _run(out: Path, cfg: CAGNNReproConfig, progress: Progress) -> ReproResult:
                                      p_out=scfg.p_out * scale_p), graph_seed=10_000 + seed)[0]
         for m in methods(cfg, seed):
             progress(f"seed {seed}: {m.name} over {len(tasks)} tasks")
-            runs.setdefault(m.name, []).append(run_stream(m, tasks, cfg.timing_reps, timing))
+            with scope(f"{m.name}/seed{seed}"):
+                runs.setdefault(m.name, []).append(run_stream(m, tasks, cfg.timing_reps, timing))
             if isinstance(m, CAGNN):
                 selector_hits += _selector_hits(m, scfg, cfg.fresh_graphs, seed)
                 reused += _reuse(m)

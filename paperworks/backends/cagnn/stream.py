@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import torch
 
 from paperworks.backends.cagnn.data import TaskGraph
+from paperworks.core.tracking import track
 
 
 class Method(Protocol):
@@ -94,6 +95,7 @@ def run_stream(method: Method, tasks: list[TaskGraph], reps: int = 20, timing_gr
         method.learn(g, tasks[:i])
         res.train_s += time.process_time() - start
         res.acc.append([accuracy(method, tasks[j]) for j in range(i + 1)])
+        track("stream/avg_acc_seen", sum(res.acc[-1]) / len(res.acc[-1]), i)
         cost = method.forward_cost(tg)
         res.params.append(cost["params"])
         res.macs.append(cost["macs"])

@@ -38,6 +38,7 @@ from paperworks.backends.codila.plots import pareto_front, plot_pareto, plot_tra
 from paperworks.backends.codila.train import TrainConfig, timed, train_ar, train_dlm, train_head
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import scope
 
 PAPER_SPEED = ">= 2x throughput over the DLM and a new accuracy-speed Pareto frontier (Dream-Coder-7B + ~0.6B AR head)"
 PAPER_STRUCT = "independent sampling of parallel marginals breaks multi-token structure; the AR head keeps it"
@@ -135,11 +136,14 @@ def _run(out: Path, cfg: CodilaReproConfig, progress: Progress) -> ReproResult:
           for name, s in (("DLM", cfg.dlm_steps), ("AR", cfg.ar_steps), ("head", cfg.head_steps))}
     progress(f"training the DLM ({cfg.dlm_steps} steps, {n_params(dlm)} parameters)")
     curves, secs = {}, {}
-    curves["DLM"], secs["DLM"] = timed(lambda: train_dlm(dlm, data, tc["DLM"], MASK_ID, cfg.causal_share))
+    with scope("DLM"):
+        curves["DLM"], secs["DLM"] = timed(lambda: train_dlm(dlm, data, tc["DLM"], MASK_ID, cfg.causal_share))
     progress(f"training the AR baseline ({cfg.ar_steps} steps)")
-    curves["AR"], secs["AR"] = timed(lambda: train_ar(ar, data, tc["AR"]))
+    with scope("AR"):
+        curves["AR"], secs["AR"] = timed(lambda: train_ar(ar, data, tc["AR"]))
     progress(f"training the CoDiLA head ({cfg.head_steps} steps, {n_params(head)} parameters)")
-    curves["head"], secs["head"] = timed(lambda: train_head(head, dlm, data, tc["head"], MASK_ID))
+    with scope("head"):
+        curves["head"], secs["head"] = timed(lambda: train_head(head, dlm, data, tc["head"], MASK_ID))
     code, arith = eval_sets(cfg)
     scores: dict[str, dict[int, tuple[Score, Score]]] = {}
 

@@ -14,6 +14,7 @@ from torch import nn
 from paperworks.backends.codila.data import Example
 from paperworks.backends.codila.model import LocalARHead, ar_loss, diffusion_loss
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 @dataclass
@@ -62,7 +63,7 @@ def _loop(params: list[nn.Parameter], data: Sequence[Example], cfg: TrainConfig,
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     curve, acc = [], []
-    for _step in range(cfg.steps):
+    for step in range(cfg.steps):
         rows = torch.randint(0, ids.shape[0], (cfg.batch,), generator=g)
         loss = loss_fn(ids[rows], gen[rows], g)
         opt.zero_grad()
@@ -71,6 +72,7 @@ def _loop(params: list[nn.Parameter], data: Sequence[Example], cfg: TrainConfig,
         opt.step()
         sched.step()
         acc.append(loss.item())
+        track("train/loss", acc[-1], step)
         if len(acc) == cfg.log_every:
             curve.append(sum(acc) / len(acc))
             acc = []

@@ -26,6 +26,7 @@ from paperworks.backends.dr2seg.rewards import RewardWeights
 from paperworks.backends.dr2seg.scenes import make_scene
 from paperworks.backends.dr2seg.train import GRPOConfig, evaluate, train_grpo, warm_start
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.core.tracking import scope
 
 METRICS = ("iou", "self_iou", "self_contained", "words", "accuracy")
 
@@ -115,7 +116,8 @@ def _run(out: Path, cfg: DR2SegReproConfig, progress: Progress) -> ReproResult:
             pol = copy.deepcopy(base)
             gcfg = GRPOConfig(steps=cfg.steps, scenes_per_step=cfg.scenes_per_step, group_size=cfg.group_size,
                               lr=cfg.lr, weights=weights, seed=seed)
-            hist = train_grpo(pol, gcfg, held_out, eval_every=every, eval_samples=cfg.eval_samples)
+            with scope(f"{label}/seed{seed}"):
+                hist = train_grpo(pol, gcfg, held_out, eval_every=every, eval_samples=cfg.eval_samples)
             runs.append([{"step": 0, **start}] + [{"step": h["step"], **{k: h[f"eval_{k}"] for k in METRICS}}
                                                   for h in hist if "eval_iou" in h])
         k = min(len(r) for r in runs)

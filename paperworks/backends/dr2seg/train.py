@@ -25,6 +25,7 @@ from paperworks.backends.dr2seg.rewards import RewardWeights, reward
 from paperworks.backends.dr2seg.scenes import TOKEN_ID, Scene, make_scene, verbose_trace
 from paperworks.backends.otb.estimators import compute_advantages, outcome_token_rewards, token_logprobs
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 def _pad(rows: list[list[int]], width: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -65,6 +66,7 @@ def warm_start(policy: DescribePolicy, steps: int, noise: float = 0.3, batch_siz
         loss.backward()
         opt.step()
         losses.append(float(loss.detach()))
+        track("warm_start/loss", losses[-1], len(losses) - 1)
     policy.eval()
     return losses
 
@@ -140,6 +142,9 @@ def train_grpo(policy: DescribePolicy, cfg: GRPOConfig, eval_scenes: list[Scene]
         if eval_scenes and ((eval_every and step % eval_every == 0) or step == cfg.steps):
             stats.update({f"eval_{k}": v for k, v in evaluate(policy, eval_scenes, eval_samples).items()})
         history.append(stats)
+        for key, value in stats.items():
+            if key != "step":
+                track(f"grpo/{key}", value, step)
     return history
 
 

@@ -31,6 +31,7 @@ from paperworks.backends.evolving_ac.mdp import (
 )
 from paperworks.backends.evolving_ac.schedules import Schedule
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 @dataclass
@@ -95,6 +96,9 @@ def run_actor_critic(mdp: MDP, policy: SoftmaxPolicy, phi: np.ndarray, schedule:
                 d, J[i, k], V = differential_values(mdp, policy, theta[i], reward)
                 e = phi @ w[i] - V
                 critic_sq[i, k] = d @ (e - d @ e) ** 2 + (eta[i] - J[i, k]) ** 2
+            track("grad_sq", grad_sq[:, k].mean(), t)  # means over the runs, at this measurement time
+            track("critic_sq", critic_sq[:, k].mean(), t)
+            track("J", J[:, k].mean(), t)
             k += 1
         feats = policy.Psi[s]  # (n, A, k)
         logits = np.einsum("nak,nk->na", feats, theta)

@@ -24,6 +24,7 @@ from paperworks.backends.evolving_ac.mdp import SoftmaxPolicy, random_mdp
 from paperworks.backends.evolving_ac.plots import plot_curves, plot_rates
 from paperworks.backends.evolving_ac.schedules import KINDS, Schedule
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.core.tracking import scope
 
 CLAIM = {"static": "≈ -0.5 (O(1/√T))", "drift": "≈ -0.5 (slowly evolving reward)",
          "gradient": "≈ -0.5 (reward updated by a bounded gradient rule, same timescale)",
@@ -84,7 +85,8 @@ def measure(cfg: EvolvingACReproConfig, kind: str, linear: bool = False,
     out: dict[str, np.ndarray] = {}
     for T in cfg.Ts:
         progress(f"{kind}{' (linear)' if linear else ''}: T = {T}")
-        out = run_actor_critic(mdp, policy, phi, Schedule(kind), T, cfg.n_runs, ac, seed=cfg.seed + T)
+        with scope(f"{kind}{'_linear' if linear else ''}/T{T}"):
+            out = run_actor_critic(mdp, policy, phi, Schedule(kind), T, cfg.n_runs, ac, seed=cfg.seed + T)
         actor.append(out["avg_grad_sq"])
         critic.append(out["avg_critic_sq"])
     return {"actor": np.stack(actor, 1), "critic": np.stack(critic, 1), "times": out["times"],

@@ -21,6 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from paperworks.backends.gradmem.data import CharTokenizer, KVSample, KVTaskConfig, make_kv_batch, make_kv_sample
+from paperworks.core.tracking import track
 
 
 @dataclass
@@ -119,6 +120,8 @@ def meta_train(writer: Any, tok: CharTokenizer, task: KVTaskConfig, cfg: MetaTra
         history.append({"step": step, "pairs": n, "loss": float(loss.detach()), "exact": exact,
                         "unlocked": cfg.pairs[unlocked - 1], "inner_grad_norm": gnorm,
                         "time_s": time.perf_counter() - start})
+        for key in ("loss", "exact", "unlocked", "inner_grad_norm"):
+            track(f"meta_train/{key}", history[-1][key], step)
         if cfg.curriculum == "gated" and n == cfg.pairs[unlocked - 1]:
             newest.append(exact)
             window = newest[-cfg.gate_window:]
@@ -157,6 +160,7 @@ def lm_warm_start(model: nn.Module, tok: CharTokenizer, task: KVTaskConfig, step
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(float(loss.detach()))
+        track("lm_warm_start/loss", losses[-1], len(losses) - 1)
     model.eval()
     return losses
 

@@ -31,6 +31,7 @@ from paperworks.backends.gradmem.memory import GradMem, GradMemConfig
 from paperworks.backends.gradmem.plots import plot_em_vs_pairs, plot_story_steps, plot_training
 from paperworks.backends.gradmem.tiny import tiny_llama
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
+from paperworks.core.tracking import scope
 
 
 @dataclass
@@ -133,7 +134,8 @@ def _run(out: Path, cfg: GradMemReproConfig, progress: Progress) -> ReproResult:
     for label, writer in writers.items():
         progress(f"kv: meta-training {label} ({cfg.train_steps} steps)")
         start = time.process_time()
-        hist = meta_train(writer, tok, task, train_cfg)
+        with scope(f"kv/{label}"):
+            hist = meta_train(writer, tok, task, train_cfg)
         times[label] = time.process_time() - start
         curves[label] = [h["loss"] for h in hist]
         reached[label] = int(hist[-1]["unlocked"])

@@ -22,6 +22,7 @@ from torch import nn
 from paperworks.backends.laser.sensors import bounded_move, observe, position_features
 from paperworks.backends.laser.world import WorldModel
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 def _pos_context(pos: torch.Tensor, n: int, harmonics: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -180,6 +181,8 @@ def train_actor_critic(wm: WorldModel, actor: Actor, critic: Critic, starts: lis
             c_opt.step()
             hist.append({"return": ret[0].mean().detach().item(), "reward": rew.mean().detach().item(),
                          "critic_loss": critic_loss.detach().item(), "k": int(pos.shape[1])})
+            for key, value in hist[-1].items():  # steps continue across calls (training rounds)
+                track(f"actor_critic/{key}", value)
     finally:
         for p in wm.parameters():
             p.requires_grad_(True)

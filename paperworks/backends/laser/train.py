@@ -11,6 +11,7 @@ import torch
 from paperworks.backends.laser.sensors import pixel_positions, random_layout, random_walk
 from paperworks.backends.laser.world import WorldModel, world_model_loss
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 @dataclass
@@ -94,5 +95,7 @@ def train_world_model(wm: WorldModel, fields: np.ndarray, bank: TrackBank, cfg: 
         opt.step()
         sched.step()
         hist.append({"loss": loss.item(), **info, "k": k})
+        for key, value in hist[-1].items():  # steps continue across calls (training rounds)
+            track(f"world_model/{key}", value)
     wm.eval()
     return hist

@@ -29,6 +29,7 @@ from paperworks.backends.lifting.plots import plot_samples, plot_sweep, plot_w2_
 from paperworks.backends.lifting.systems import SDE, make_system, transitions
 from paperworks.backends.lifting.train import TrainConfig, fit, relative_train_error, rollout
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.core.tracking import scope, track
 
 MODELS = ("deterministic", "gaussian", "lifted")
 SYSTEMS: dict[str, tuple[str, float, int]] = {
@@ -97,9 +98,12 @@ def evaluate(sde: SDE, n_steps: int, kind: str, n_traj: int, label_dim: int, cfg
     model = _model(kind, sde.dim, label_dim, cfg)
     tc = TrainConfig(steps=cfg.steps, lr=cfg.lr, batch=cfg.batch, seed=seed,
                      val_frac=cfg.gaussian_val_frac if kind == "gaussian" else 0.0)
-    losses = fit(model, x, y, tc)
-    gen = rollout(model, x0, n_steps, seed=seed + 1)
-    w2 = per_time(sliced_w2, gen, ref)
+    with scope(f"{sde.name}/steps{n_steps}/{kind}/traj{n_traj}/labels{label_dim}/seed{seed}"):
+        losses = fit(model, x, y, tc)
+        gen = rollout(model, x0, n_steps, seed=seed + 1)
+        w2 = per_time(sliced_w2, gen, ref)
+        for t, value in enumerate(w2):
+            track("rollout/sliced_w2", value, t)
     ed = per_time(energy_distance, gen, ref)
     rel = relative_train_error(model, x, y, seed) if kind != "gaussian" else None
     return {"w2": w2.tolist(), "w2_mean": float(w2[1:].mean()), "energy": ed.tolist(),

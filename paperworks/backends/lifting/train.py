@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 
 @dataclass
@@ -79,9 +80,11 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, cfg: TrainConfig) -> lis
         opt.step()
         sched.step()
         losses.append(float(loss.detach()))
+        track("train/loss", losses[-1], len(losses) - 1)
         if xv is not None and yv is not None and (len(losses) % 50 == 0 or len(losses) == cfg.steps):
             with torch.no_grad():
                 v = float(_loss(model, xv, yv, model.draw_labels(len(xv), gen)))  # type: ignore[operator]
+            track("train/val_loss", v, len(losses) - 1)
             if best is None or v < best[0]:
                 best = (v, {k: t.clone() for k, t in model.state_dict().items()})
     if best is not None:

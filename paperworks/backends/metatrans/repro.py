@@ -21,6 +21,7 @@ from paperworks.backends.metatrans.data import ClipConfig, make_clips
 from paperworks.backends.metatrans.model import MetaTransConfig
 from paperworks.backends.metatrans.train import VARIANTS, TrainConfig, accuracy, train_variant
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
+from paperworks.core.tracking import scope
 
 PAPER = {
     "source-only": "80.27 (UCF->HMDB) / 88.79 (HMDB->UCF), TranSVAE's source-only row",
@@ -93,15 +94,17 @@ def _run(out: Path, cfg: MetaTransReproConfig, progress: Progress) -> ReproResul
         src_test = make_clips(cfg.n_target, "source", cfg.clips, base + 4)
         for v in VARIANTS:
             progress(f"seed {seed}: training {v} ({cfg.train.steps} steps)")
-            model, hist = train_variant(v, src.x, src.y, tgt_u.x, cfg.model, replace(cfg.train, seed=seed))
+            with scope(f"{v}/seed{seed}"):
+                model, hist = train_variant(v, src.x, src.y, tgt_u.x, cfg.model, replace(cfg.train, seed=seed))
             acc[v].append(accuracy(model, tgt_test.x, tgt_test.y))
             src_acc[v].append(accuracy(model, src_test.x, src_test.y))
             if seed == cfg.seeds[0]:
                 curves[v] = [h["ce"] for h in hist]
         for w in cfg.dann_weights:
             progress(f"seed {seed}: training DANN at adversarial weight {w}")
-            model, _ = train_variant("DANN", src.x, src.y, tgt_u.x, cfg.model,
-                                     replace(cfg.train, seed=seed, align_weight=w))
+            with scope(f"DANN_weight{w}/seed{seed}"):
+                model, _ = train_variant("DANN", src.x, src.y, tgt_u.x, cfg.model,
+                                         replace(cfg.train, seed=seed, align_weight=w))
             dann.setdefault(w, []).append(accuracy(model, tgt_test.x, tgt_test.y))
     shortcut = _shortcut_share(cfg)
     for v in VARIANTS:

@@ -18,6 +18,7 @@ from torch import nn
 from paperworks.backends.metatrans.align import gaussian_mmd2, grad_reverse
 from paperworks.backends.metatrans.model import Discriminator, MetaTrans, MetaTransConfig
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 VARIANTS: dict[str, tuple[bool, str]] = {
     "source-only": (False, "none"),
@@ -91,6 +92,8 @@ def train_variant(variant: str, xs: np.ndarray, ys: np.ndarray, xt: np.ndarray, 
         loss.backward()
         opt.step()
         hist.append({"ce": loss_ce.item(), "align": loss_al.item()})
+        track("train/ce", hist[-1]["ce"], step)
+        track("train/align", hist[-1]["align"], step)
     return model, hist
 
 

@@ -27,6 +27,7 @@ from paperworks.backends.otb.tasks import ArithmeticTask, RepeatTask, Verifiable
 from paperworks.backends.otb.trainer import PolicyGradientTrainer, RLConfig
 from paperworks.backends.otb.variance import VarianceConfig, gradient_variance
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress
+from paperworks.core.tracking import scope, track
 
 RUNS: tuple[tuple[str, str, int], ...] = (("GRPO N=4", "grpo", 4), ("OTB N=4", "otb", 4), ("GRPO N=32", "grpo", 32))
 """(label, estimator, group size) of the training runs."""
@@ -115,10 +116,15 @@ def _train(base: nn.Module, tok: CharTokenizer, task: VerifiableTask, est: str, 
 
     every = max(1, steps // cfg.eval_points)
 
+    track("eval/expected_reward", rewards[0], 0)
+
     def record(s: Any) -> None:
+        for key in ("reward_mean", "loss", "kl", "clip_frac"):
+            track(f"train/{key}", getattr(s, key), s.step)
         if s.step % every == 0 or s.step == steps:
             tokens.append(s.tokens_total)
             rewards.append(expected_reward(model, tok, task, eval_set))
+            track("eval/expected_reward", rewards[-1], s.step)
         step = sum(v for k, v in s.time_s.items() if k != "proxy")
         share.append((s.time_s["proxy"] + s.time_s["advantage"]) / max(step, 1e-9))
 
@@ -174,7 +180,9 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str, progress: Progress) -> Repr
         progress(f"warm-starting the tiny policy on '{name}' ({cfg.sft_steps} steps, {cfg.sft_noise:.0%} wrong labels)")
         seed_everything(0)
         bases[name] = tiny_policy(tok.vocab_size, hidden=cfg.hidden, layers=cfg.layers, seed=0).to(device)
-        sft_warm_start(bases[name], tok, make_task(name, cfg), steps=cfg.sft_steps, noise=cfg.sft_noise)
+        sft_losses = sft_warm_start(bases[name], tok, make_task(name, cfg), steps=cfg.sft_steps, noise=cfg.sft_noise)
+        for i, value in enumerate(sft_losses):
+            track(f"{name}/sft/loss", value, i)
     claim_var = "OTB minimises gradient variance among baselines (no single ratio claimed); stabler training"
     variance: dict[str, dict[str, Any]] = {}
     for name in cfg.variance_tasks:
@@ -185,6 +193,8 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str, progress: Progress) -> Repr
         variance[name] = asdict(vr)
         for est in ("none", "rloo", "dr_grpo", "otb"):
             blocks = vr.block_ratios["grpo"][est]
+            for b, ratio in enumerate(blocks):
+                track(f"{name}/variance/block_ratio_{est}_to_grpo", ratio, b)
             result.figures[f"var_ratio_{est}_to_grpo_{name}"] = Figure(
                 round(vr.ratio_to["grpo"][est], 3), paper=claim_var if est == "otb" else None, unit="x",
                 note=f"tr Cov ratio, N=4, {cfg.variance_groups} groups, {vr.tokens} tokens per estimator; "
@@ -207,7 +217,10 @@ def _run(out: Path, cfg: OTBReproConfig, scale: str, progress: Progress) -> Repr
         for label, est, n in RUNS:
             steps = cfg.steps_n32 if n == 32 else cfg.steps_n32 * cfg.n4_step_factor
             progress(f"training {label} on '{name}': {len(cfg.seeds)} seeds x {steps} steps")
-            runs = [_train(bases[name], tok, task, est, n, steps, seed, cfg, eval_set) for seed in cfg.seeds]
+            runs: list[dict[str, Any]] = []
+            for seed in cfg.seeds:
+                with scope(f"{name}/{est}_n{n}/seed{seed}"):
+                    runs.append(_train(bases[name], tok, task, est, n, steps, seed, cfg, eval_set))
             curves[label] = _summarise(runs)
             drawdowns[label] = sum(_drawdown(r["reward"]) for r in runs) / len(runs)
             shares[label] = sum(r["adv_share"] for r in runs) / len(runs)

@@ -20,6 +20,7 @@ from paperworks.backends.vibe.data import GroupConfig, make_groups
 from paperworks.backends.vibe.model import VIBEConfig
 from paperworks.backends.vibe.sync import group_synchrony
 from paperworks.backends.vibe.train import VARIANTS, VIBETrainConfig, accuracy, train_variant
+from paperworks.core.tracking import scope
 
 PAPER_OUT = "VIBE keeps its accuracy when the background shortcut is removed; the ablations lose it"
 
@@ -72,14 +73,16 @@ def _run(out: Path, cfg: VIBEReproConfig, progress: Progress) -> ReproResult:
                  "out": make_groups(cfg.n_test, "out", cfg.groups, base + 3)}
         for v in VARIANTS:
             progress(f"seed {seed}: training {v} ({cfg.train.steps} steps)")
-            model, _ = train_variant(v, train, cfg.model, replace(cfg.train, seed=seed))
+            with scope(f"{v.replace('/', '')}/seed{seed}"):  # "w/o" is not a tag level
+                model, _ = train_variant(v, train, cfg.model, replace(cfg.train, seed=seed))
             for split, g in tests.items():
                 acc[v][split].append(accuracy(model, g))
         if cfg.reference:
             free = make_groups(cfg.n_train, "train", replace(cfg.groups, spurious=0.0), base + 1)
         for v in cfg.reference:
             progress(f"seed {seed}: training {v} on shortcut-free data")
-            model, _ = train_variant(v, free, cfg.model, replace(cfg.train, seed=seed))
+            with scope(f"{v.replace('/', '')}_shortcut_free/seed{seed}"):
+                model, _ = train_variant(v, free, cfg.model, replace(cfg.train, seed=seed))
             ref.setdefault(v, []).append(accuracy(model, tests["out"]))
     sync = _plv_by_emotion(cfg)
     note = (f"{cfg.n_test} generated groups per split, mean over {len(cfg.seeds)} seeds; chance 25%; energy alone "

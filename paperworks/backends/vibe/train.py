@@ -15,6 +15,7 @@ import torch
 from paperworks.backends.vibe.data import Groups
 from paperworks.backends.vibe.model import VIBE, VIBEConfig, background_penalty
 from paperworks.core.errors import UserError
+from paperworks.core.tracking import track
 
 VARIANTS: dict[str, tuple[bool, bool]] = {
     "VIBE": (True, True),
@@ -64,7 +65,7 @@ def train_variant(variant: str, train: Groups, model_cfg: VIBEConfig,
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rng = np.random.default_rng(cfg.seed)
     hist: list[dict[str, float]] = []
-    for _ in range(cfg.steps):
+    for step in range(cfg.steps):
         idx = rng.integers(len(train.y), size=cfg.batch)
         sk, au, tx, bg = _tensors(train, idx)
         y = torch.from_numpy(train.y[idx])
@@ -76,6 +77,8 @@ def train_variant(variant: str, train: Groups, model_cfg: VIBEConfig,
         loss.backward()
         opt.step()
         hist.append({"ce": ce.item(), "kl": kl.item(), "penalty": pen.item()})
+        for key, value in hist[-1].items():
+            track(f"train/{key}", value, step)
     return model, hist
 
 

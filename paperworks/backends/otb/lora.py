@@ -1,69 +1,92 @@
-"""A small hand-written LoRA adapter for ``nn.Linear`` layers (``peft`` is not a dependency).
+"""LoRA adapters through PEFT (``peft.LoraConfig`` + ``peft.inject_adapter_in_model``), in place.
 
-``W x + (alpha / r)·B A x`` with ``A`` Kaiming-initialised and ``B`` zero, so an adapted model starts
-identical to its base. :func:`lora_disabled` switches the adapters off, which gives the reference policy
-for a KL penalty without a second copy of the weights.
+``W x + (alpha / r)·B A x`` on the named linear layers, with PEFT's default initialisation (``A``
+Kaiming-uniform, ``B`` zero), so an adapted model starts identical to its base; no dropout, no bias. The
+model object stays the same (no ``PeftModel`` wrapper), so the trainer, the rollout code and
+``torch.func`` in :mod:`~paperworks.backends.otb.variance` see an ordinary ``nn.Module``.
+
+:func:`lora_disabled` switches every adapter off (PEFT's ``BaseTunerLayer.enable_adapters(False)``),
+which gives the reference policy for a KL penalty without a second copy of the weights. ``peft`` is
+imported only when one of these functions runs (it is part of the ``ecosystem`` extra).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
-import torch
-from torch import Tensor, nn
+from torch import nn
+
+ADAPTER = "default"
+"""Name of the single adapter :func:`apply_lora` injects."""
 
 
-class LoRALinear(nn.Module):
-    """``base`` (frozen) plus a trainable low-rank update."""
+def __getattr__(name: str) -> Any:
+    """``LoRALinear``: PEFT's LoRA layer base class (``peft.tuners.lora.LoraLayer``), imported lazily; every
+    adapted layer is an instance of it."""
+    if name == "LoRALinear":
+        from peft.tuners.lora import LoraLayer
 
-    def __init__(self, base: nn.Linear, rank: int, alpha: float) -> None:
-        super().__init__()
-        self.base = base
-        self.rank = rank
-        self.scaling = alpha / rank
-        self.enabled = True
-        self.lora_a = nn.Parameter(torch.empty(rank, base.in_features, dtype=base.weight.dtype,
-                                               device=base.weight.device))
-        self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank, dtype=base.weight.dtype,
-                                               device=base.weight.device))
-        nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
+        return LoraLayer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    def forward(self, x: Tensor) -> Tensor:
-        """Base output plus the scaled low-rank update (when enabled)."""
-        out = self.base(x)
-        if self.enabled:
-            out = out + (x @ self.lora_a.t() @ self.lora_b.t()) * self.scaling
-        return out
+
+def tuner_layers(model: nn.Module) -> list[Any]:
+    """Every PEFT adapter layer (``peft.tuners.tuners_utils.BaseTunerLayer``, an ``nn.Module``) inside
+    ``model``; empty when none was injected."""
+    from peft.tuners.tuners_utils import BaseTunerLayer
+
+    return [m for m in model.modules() if isinstance(m, BaseTunerLayer)]
 
 
 def apply_lora(model: nn.Module, rank: int = 8, alpha: float = 16.0,
                targets: Sequence[str] = ("q_proj", "v_proj")) -> list[nn.Parameter]:
-    """Wrap every ``nn.Linear`` whose attribute name is in ``targets`` with :class:`LoRALinear`; freeze all
-    other parameters. Returns the trainable parameters. Raises ``ValueError`` when nothing matched."""
+    """Inject LoRA adapters (rank ``rank``, scaling ``alpha / rank``) into every ``nn.Linear`` whose attribute
+    name is in ``targets``, in place, and freeze all other parameters. Returns the trainable parameters: each
+    adapted layer's ``lora_A`` then ``lora_B`` weight, in module order. Raises ``ValueError`` when ``rank`` is
+    not positive, when nothing matched, or when ``model`` already has adapters."""
+    from peft import LoraConfig, inject_adapter_in_model
+
+    if rank <= 0:
+        raise ValueError(f"apply_lora: rank must be positive, got {rank}")
+    if tuner_layers(model):
+        raise ValueError(f"apply_lora: {type(model).__name__} already has LoRA adapters")
+    names = list(targets)
+    matched = any(isinstance(child, nn.Linear) and child_name in names
+                  for module in model.modules() for child_name, child in module.named_children())
+    if not matched:
+        raise ValueError(f"apply_lora: no nn.Linear named one of {names} in {type(model).__name__}")
     for p in model.parameters():
         p.requires_grad_(False)
-    wrapped: list[LoRALinear] = []
-    for _, module in list(model.named_modules()):
-        for child_name, child in list(module.named_children()):
-            if child_name in targets and isinstance(child, nn.Linear):
-                lora = LoRALinear(child, rank, alpha)
-                setattr(module, child_name, lora)
-                wrapped.append(lora)
-    if not wrapped:
-        raise ValueError(f"apply_lora: no nn.Linear named one of {list(targets)} in {type(model).__name__}")
-    return [p for m in wrapped for p in (m.lora_a, m.lora_b)]
+    # PEFT annotates lora_alpha as int but only divides by it; a float alpha keeps this module's contract.
+    config = LoraConfig(r=rank, lora_alpha=alpha, target_modules=names,  # type: ignore[arg-type]
+                        lora_dropout=0.0, bias="none", init_lora_weights=True)
+    inject_adapter_in_model(config, model, adapter_name=ADAPTER)
+    params: list[nn.Parameter] = []
+    for layer in tuner_layers(model):
+        a, b = getattr(layer, "lora_A"), getattr(layer, "lora_B")  # noqa: B009 (ModuleDicts from PEFT)
+        params.extend((a[ADAPTER].weight, b[ADAPTER].weight))
+    for p in params:
+        p.requires_grad_(True)
+    return params
 
 
 @contextmanager
 def lora_disabled(model: nn.Module) -> Iterator[None]:
-    """Run ``model`` as its base model (every :class:`LoRALinear` off) inside the block."""
-    layers = [m for m in model.modules() if isinstance(m, LoRALinear)]
-    for m in layers:
-        m.enabled = False
+    """Run ``model`` as its base model inside the block: every PEFT adapter layer is switched off with
+    ``enable_adapters(False)``, and on exit each layer's previous on/off state and each adapter parameter's
+    ``requires_grad`` flag are restored exactly (PEFT's toggle would otherwise reset them). A model without
+    adapters runs unchanged."""
+    layers = tuner_layers(model)
+    was_disabled = [bool(layer.disable_adapters) for layer in layers]
+    grads = [(p, p.requires_grad) for layer in layers for p in layer.parameters()]
+    for layer in layers:
+        layer.enable_adapters(False)
     try:
         yield
     finally:
-        for m in layers:
-            m.enabled = True
+        for layer, off in zip(layers, was_disabled, strict=True):
+            layer.enable_adapters(not off)
+        for p, flag in grads:
+            p.requires_grad_(flag)

@@ -61,7 +61,7 @@ class RLConfig:
     micro_batch_size: int = 64
     """Rows per forward/backward pass (gradients accumulate across micro-batches)."""
     lora_rank: int = 0
-    """0 = full fine-tuning; otherwise the rank of LoRA adapters on ``lora_targets``."""
+    """0 = full fine-tuning; otherwise the rank of PEFT LoRA adapters on ``lora_targets`` (needs ``peft``)."""
     lora_alpha: float = 16.0
     """LoRA scaling numerator (update scaled by alpha / rank)."""
     lora_targets: tuple[str, ...] = ("q_proj", "v_proj")

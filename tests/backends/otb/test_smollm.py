@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 @pytest.mark.slow
 def test_smollm2_lora_step_and_variance() -> None:
+    pytest.importorskip("peft")
     from paperworks.backends.otb.tasks import ArithmeticTask
     from paperworks.backends.otb.trainer import PolicyGradientTrainer, RLConfig
     from paperworks.backends.otb.variance import VarianceConfig, gradient_variance

@@ -104,6 +104,37 @@ def _concurrent(model: Any, n: int, max_tokens: int) -> float:
     return sum(r.completion_tokens for r in results) / (time.perf_counter() - t)
 
 
+def _kernel_ceiling(model: Any) -> dict[str, float]:
+    """Tokens/s of bare ``llama_decode`` steps of ``n`` tokens, one per sequence, with the engine's context
+    and each of its thread counts (the best kept): no sampling, no Python engine. Its ratio at 4 over 1 is
+    the most any batching engine can gain from these kernels on this machine; the engine's own speed-up is
+    measured against it."""
+    core = model.core
+    prompt = model.prompt_ids(STORY)
+    steps = 32
+    best: dict[int, float] = {}
+    for _ in range(ROUNDS):
+        for n in (1, 4, 8):
+            for threads in core.thread_choices or (0,):
+                if threads:
+                    core.set_threads(threads)
+                for seq in range(n):
+                    core.seq_rm(seq)
+                    core.decode(prompt, list(range(len(prompt))), [seq] * len(prompt),
+                                [False] * (len(prompt) - 1) + [True])
+                t = time.perf_counter()
+                for step in range(steps):
+                    at = len(prompt) + step
+                    core.decode([prompt[-1]] * n, [at] * n, list(range(n)), [True] * n)
+                best[n] = max(best.get(n, 0.0), n * steps / (time.perf_counter() - t))
+    for seq in range(8):
+        core.seq_rm(seq)
+    out: dict[str, Any] = {f"kernel_tokens_per_s_at_{n}": rate for n, rate in best.items()}
+    out["thread_choices"] = list(core.thread_choices)
+    out["thread_tuner"] = model.engine.tuner.summary() if model.engine.tuner is not None else None
+    return out
+
+
 def _wipe(model: Any) -> None:
     for slot in model.engine.slots:
         model.core.seq_rm(slot.seq)
@@ -166,6 +197,9 @@ def child_engine() -> dict[str, Any]:
     out["decode_ratios"] = [b / a for a, b in zip(rates, theirs, strict=True)]
     for n, values in sweep.items():
         out[f"aggregate_tokens_per_s_at_{n}"] = statistics.median(values)
+    out["engine_decode_share_of_step"] = model.engine.stats.decode_s / max(model.engine.stats.step_s, 1e-9)
+    _wipe(model)
+    out.update(_kernel_ceiling(model))
     reused, fresh, prompt_tokens, reused_tokens = _agent_conversation(model, 10)
     out["agent_turns"] = len(reused)
     out["agent_prompt_tokens"], out["agent_reused_tokens"] = prompt_tokens, reused_tokens
@@ -301,6 +335,15 @@ def main() -> dict[str, Any]:
     for n in (2, 4, 8):
         res[f"aggregate_speedup_at_{n}"] = round(engine[f"aggregate_tokens_per_s_at_{n}"] / one, 2)
     res["aggregate_speedup_goal_at_4"] = 2.5
+    for n in (1, 4, 8):
+        res[f"kernel_tokens_per_s_at_{n}"] = round(engine[f"kernel_tokens_per_s_at_{n}"], 1)
+    kernel_one = engine["kernel_tokens_per_s_at_1"]
+    res["kernel_speedup_at_4"] = round(engine["kernel_tokens_per_s_at_4"] / kernel_one, 2)
+    res["kernel_speedup_at_8"] = round(engine["kernel_tokens_per_s_at_8"] / kernel_one, 2)
+    res["engine_share_of_kernel_speedup_at_4"] = round(res["aggregate_speedup_at_4"] / res["kernel_speedup_at_4"], 2)
+    res["engine_decode_share_of_step"] = round(engine["engine_decode_share_of_step"], 3)
+    res["thread_choices"] = engine["thread_choices"]
+    res["thread_tuner"] = engine["thread_tuner"]
     with_reuse, without = engine["agent_prefill_s_with_reuse"], engine["agent_prefill_s_without_reuse"]
     res.update(
         agent_turns=engine["agent_turns"],

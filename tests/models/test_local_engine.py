@@ -68,6 +68,23 @@ def test_batched_greedy_equals_single_requests(engine: Any) -> None:
     assert [r.completion_tokens for r in batched] == [r.completion_tokens for r in single]
 
 
+def test_greedy_outputs_do_not_depend_on_the_thread_count(engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    tuner = engine.engine.tuner
+    if tuner is None:
+        pytest.skip("one core: nothing to tune")
+    prompts = [(_chat(p), {"max_tokens": 24}) for p in PROMPTS[:3]]
+    outputs = {}
+    for threads in tuner.choices:
+        monkeypatch.setattr(tuner, "choose", lambda n, t=threads: t)
+        for slot in engine.engine.slots:  # the same empty cache each time, so the KV cells are laid out alike
+            engine.core.seq_rm(slot.seq)
+            slot.tokens = []
+        outputs[threads] = [r.text for r in _gather(engine, prompts)]
+    first, *rest = outputs.values()
+    assert all(o == first for o in rest), outputs
+    assert tuner.summary()  # the tuned steps were recorded per bucket
+
+
 def test_each_request_keeps_its_own_settings_in_a_batch(engine: Any) -> None:
     story = _chat("Tell me a story.")
     alone_seeded = engine.generate(story, max_tokens=16, temperature=1.0, seed=7)

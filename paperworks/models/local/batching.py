@@ -21,6 +21,7 @@ import numpy as np
 
 from paperworks.models.local.engine_types import EngineStats, Job, Slot
 from paperworks.models.local.llama_core import DecodeError, KVFullError, LlamaCore
+from paperworks.models.local.threads import ThreadTuner
 
 __all__ = ["BatchEngine"]
 
@@ -42,6 +43,8 @@ class BatchEngine:
         self.max_active = max(1, min(max_active or core.n_seq // 2, core.n_seq))
         self.slots = [Slot(seq) for seq in range(core.n_seq)]
         self.stats = EngineStats()
+        self.tuner = ThreadTuner(core.thread_choices) if len(core.thread_choices) > 1 else None
+        """Chooses each step's thread count by measurement (None: llama.cpp's fixed settings)."""
         self._inbox: deque[Job] = deque()
         self._active: list[Job] = []
         self._wake = threading.Condition()
@@ -190,6 +193,10 @@ class BatchEngine:
                 pos.append(job.n_past + i)
                 seqs.append(job.slot.seq)
                 outs.append(job.wants(job.n_past + i))
+        threads = 0
+        if self.tuner is not None:
+            threads = self.tuner.choose(len(tokens))
+            self.core.set_threads(threads)
         began = time.perf_counter()
         try:
             self.core.decode(tokens, pos, seqs, outs)
@@ -201,7 +208,10 @@ class BatchEngine:
             for job, _, _ in plan:
                 self._fail(job, exc)
             return
-        self.stats.decode_s += time.perf_counter() - began
+        took = time.perf_counter() - began
+        self.stats.decode_s += took
+        if self.tuner is not None:
+            self.tuner.record(len(tokens), threads, took)
         self.stats.steps += 1
         self.stats.batch_tokens += len(tokens)
         self.stats.max_batch_sequences = max(self.stats.max_batch_sequences, len(plan))

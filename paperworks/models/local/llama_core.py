@@ -61,11 +61,15 @@ class LlamaSettings:
     """CPU threads; 0 means half the cores this process may use (at least one). Measured on a 2-core
     machine shared with other work: two threads decode only ~10% faster than one when it is quiet, and
     several times slower as soon as another process competes for the cores (threads wait at barriers)."""
+    adaptive_threads: bool = True
+    """Choose each step's thread count by measurement (:class:`~.threads.ThreadTuner`: half the cores or
+    all of them, whichever is faster right now for steps of that size). Off when ``n_threads`` or
+    ``n_threads_batch`` is set, or with one core."""
 
     @staticmethod
     def from_env() -> LlamaSettings:
         """Defaults, overridden by ``PAPERWORKS_LOCAL_CTX``, ``_SEQS``, ``_BATCH``, ``_UBATCH``, ``_THREADS``,
-        ``_THREADS_BATCH``."""
+        ``_THREADS_BATCH``, ``_ADAPTIVE_THREADS`` (0 turns the tuner off)."""
         env = os.environ
 
         def get(key: str, default: int) -> int:
@@ -82,6 +86,7 @@ class LlamaSettings:
             n_ubatch=get("UBATCH", base.n_ubatch),
             n_threads=get("THREADS", 0),
             n_threads_batch=get("THREADS_BATCH", 0),
+            adaptive_threads=get("ADAPTIVE_THREADS", 1) != 0,
         )
 
 
@@ -150,6 +155,12 @@ class LlamaCore:
         self.n_seq = s.n_seq
         self.n_batch = s.n_batch
         self.n_threads = threads
+        self.n_threads_batch = int(cparams.n_threads_batch)
+        self.thread_choices = tuple(sorted({threads, self.n_threads_batch}))
+        """What :class:`~.threads.ThreadTuner` chooses from; one value when the tuner is off."""
+        if not (s.adaptive_threads and not s.n_threads and not s.n_threads_batch):
+            self.thread_choices = ()
+        self._threads_now = 0
         self.mem = llama_cpp.llama_get_memory(self.ctx)
         self._batch = llama_cpp.llama_batch_init(s.n_batch, 0, 1)
         self._pieces: dict[int, bytes] = {}
@@ -193,6 +204,12 @@ class LlamaCore:
         return ids[0] if len(ids) == 1 else None
 
     # ---------------------------------------------------------------------------------- decoding
+
+    def set_threads(self, threads: int) -> None:
+        """Run the following steps, of any size, on ``threads`` threads."""
+        if threads != self._threads_now:
+            self._ll.llama_set_n_threads(self.ctx, threads, threads)
+            self._threads_now = threads
 
     def decode(self, tokens: Sequence[int], pos: Sequence[int], seqs: Sequence[int], outputs: Sequence[bool]) -> None:
         """Feed one batch: token ``i`` at position ``pos[i]`` of sequence ``seqs[i]``.

@@ -23,15 +23,15 @@ cache, max_retries, timeout_s, artifact_dir, and the workflow's own settings (as
 max_steps); a bad one fails the run with a one-line error. Artifacts go to <runs dir>/serve/<workflow>/<thread
 id>/artifacts; threads and checkpoints are kept in ./.langgraph_api across restarts, as with langgraph dev.
 
-\b
-Example (Python):
-  from langgraph_sdk import get_sync_client
-  client = get_sync_client(url="http://127.0.0.1:2024")
-  thread = client.threads.create()
-  for part in client.runs.stream(thread["thread_id"], "agent",
-          input={"messages": [{"role": "user", "content": "What is 17*23?"}]},
-          context={"model": "openai/gpt-4o-mini", "max_steps": 4}, stream_mode="updates"):
-      print(part.event, part.data)
+Example (Python, see the README's "Serve the workflows"):
+
+client = langgraph_sdk.get_sync_client(url="http://127.0.0.1:2024")
+
+thread = client.threads.create()
+
+client.runs.wait(thread["thread_id"], "agent",
+input={"messages": [{"role": "user", "content": "What is 17*23?"}]},
+context={"model": "local/smollm2-135m", "max_steps": 4})
 """
 
 

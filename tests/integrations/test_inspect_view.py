@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -82,10 +83,27 @@ BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome", "he
 
 @pytest.mark.skipif(BROWSER is None, reason="no Chromium on this machine")
 def test_inspect_view_screenshot(viewer: tuple[str, Path, harness.Results], tmp_path: Path) -> None:
-    base, _, _ = viewer
-    browser = str(BROWSER)
+    """The viewer page in headless Chromium (driven by Playwright, Debian's browser): once it has loaded, it
+    shows the exported log's task, paperworks' accuracy and its samples; a screenshot is taken."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, _, results = viewer
     shot = tmp_path / "view.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                    "--virtual-time-budget=8000", f"--screenshot={shot}", base + "/"],
-                   capture_output=True, timeout=120, check=False)
-    assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=shutil.which(str(BROWSER)), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(base + "/")
+            page.get_by_text("ACCURACY").first.wait_for(timeout=60_000)
+            page.get_by_text("please say 4").first.wait_for(timeout=60_000)
+            page.screenshot(path=str(shot))
+            text = page.inner_text("body")
+        finally:
+            browser.close()
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    keep = os.environ.get("PAPERWORKS_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
+    words = text.split("\n")
+    assert "paperworks/echoes" in words and "echoes — 4 x 2 samples" in words
+    accuracy = results.metrics["numeric/accuracy"]["value"]
+    assert words[words.index("ACCURACY") + 1] == f"{accuracy:.2f}" == "0.75"

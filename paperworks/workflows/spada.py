@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from paperworks.agents.spada import prompts
 from paperworks.agents.spada.parse import extract_code, extract_json, normalise_spec
 from paperworks.core.artifacts import ArtifactStore
+from paperworks.core.budget import Usage, current_budget
 from paperworks.core.errors import UserError
 from paperworks.workflows.context import RunContext
 from paperworks.workflows.registry import WorkflowSpec
@@ -154,8 +155,14 @@ def build_graph(config: SpadaConfig | None = None) -> Any:
     async def write_code(state: SpadaState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         if cfg.fcgraft_references:
+            budget = current_budget.get()
+            if budget is not None:  # the grafted call bypasses the gateway: its limits and usage are kept here
+                budget.check()
             text, info = await asyncio.to_thread(_graft_code, state["request"], state.get("spec", {}),
                                                  cfg.fcgraft_references, int(ctx.generation.get("max_tokens", 2048)))
+            if budget is not None:  # prompt tokens: those reused from grafted segments and those prefilled
+                budget.record(Usage(prompt_tokens=int(info["reused_tokens"]) + int(info["prefilled_tokens"]),
+                                    completion_tokens=int(info["decoded_tokens"]), calls=1))
             _store(ctx).write_text("fcgraft.json", json.dumps(info, indent=2))
             return {"code": extract_code(text)}
         reply = await ask(ctx, prompts.code_messages(state["request"], state.get("spec", {})))

@@ -64,3 +64,60 @@ def test_spada_setting_refuses_a_model_it_cannot_graft_into() -> None:
     with pytest.raises(UserError, match="fcgraft_references needs the embedded model"):
         asyncio.run(graph.ainvoke({"request": "a plate", "spec": {}}, context=RunContext(model="openai/gpt-4o"),
                                   config={"recursion_limit": 5}))
+
+
+def test_grafted_code_call_counts_in_the_run_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grafted call bypasses the gateway, so the node charges its tokens to the run's budget itself and
+    refuses to start past a limit."""
+    import asyncio
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from paperworks.core.budget import Budget, Limits, current_budget
+    from paperworks.core.errors import LimitExceeded
+    from paperworks.models.gateway import model_for
+    from paperworks.models.scripted import register_script
+    from paperworks.workflows import context, spada
+
+    register_script("fcgraft-spec", ['{"parts": [{"name": "plate"}]}'])
+    monkeypatch.setattr(context.RunContext, "get_model", lambda self: model_for("scripted/fcgraft-spec"))
+    info = {"reused_tokens": 300, "prefilled_tokens": 95, "decoded_tokens": 42, "text": None}
+    monkeypatch.setattr(spada, "_graft_code", lambda *a: ("```python\nresult = 1\n```", dict(info)))
+    graph = spada.build_graph(spada.SpadaConfig(fcgraft_references=2, max_iterations=1)).compile(
+        checkpointer=InMemorySaver(), interrupt_after=["write_code"])
+
+    def run(budget: Budget, thread: str) -> dict[str, Any]:
+        async def go() -> dict[str, Any]:
+            token = current_budget.set(budget)
+            try:
+                return dict(await graph.ainvoke({"request": "a plate"}, context=context.RunContext(
+                    model="local/smollm2-135m", artifact_dir=None), config={"configurable": {"thread_id": thread}}))
+            finally:
+                current_budget.reset(token)
+        return asyncio.run(go())
+
+    spec_only = Budget()  # what the spec call alone costs, through the gateway
+    asyncio.run(_spec_call(spec_only))
+    budget = Budget()
+    state = run(budget, "a")
+    assert state["code"].strip() == "result = 1"
+    assert budget.usage.calls == spec_only.usage.calls + 1 == 2
+    assert budget.usage.prompt_tokens == spec_only.usage.prompt_tokens + 300 + 95
+    assert budget.usage.completion_tokens == spec_only.usage.completion_tokens + 42
+    # a run whose token limit is spent by the spec call does not start the grafted call
+    tight = Budget(Limits(tokens=1))
+    with pytest.raises(LimitExceeded):
+        run(tight, "b")
+    assert tight.usage.calls == 1
+
+
+async def _spec_call(budget: Any) -> None:
+    from paperworks.agents.spada import prompts
+    from paperworks.core.budget import current_budget
+    from paperworks.models.gateway import model_for
+
+    token = current_budget.set(budget)
+    try:
+        await model_for("scripted/fcgraft-spec").generate(prompts.spec_messages("a plate"), max_tokens=2048)
+    finally:
+        current_budget.reset(token)

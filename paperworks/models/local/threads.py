@@ -8,7 +8,10 @@ step runs several times slower than on one thread (measured here: four requests 
 
 :class:`ThreadTuner` keeps the recent seconds per token of each thread count, separately for steps of
 similar size (buckets by powers of two of the tokens fed), uses the faster one, and re-measures the
-other one for a couple of steps now and then, so it follows the machine's load. Greedy outputs do not
+other one for a couple of steps now and then, so it follows the machine's load. A probe that loses
+doubles the wait before the next one (up to ``max_interval`` steps), since under contention a probe of
+the slow choice costs many ordinary steps; a probe that wins, or any change of the faster choice, resets
+it. Greedy outputs do not
 depend on the choice: every dot product is computed by one thread whatever their number.
 """
 
@@ -28,6 +31,9 @@ class _Bucket:
     steps: int = 0
     probing: int | None = None
     probe_left: int = 0
+    next_probe: int = 0
+    interval: int = 0
+    last_best: int | None = None
     chosen: dict[int, int] = field(default_factory=dict)
 
 
@@ -35,19 +41,22 @@ class ThreadTuner:
     """Per step size, the thread count with the lowest recent seconds per token.
 
     ``choices`` are the thread counts to try (e.g. ``(1, 2)``). Each is measured ``warmup`` times first;
-    afterwards every ``explore_every`` steps of a bucket the slower one is re-measured for ``probe``
-    steps. A choice's estimate is the median of its last ``window`` samples.
+    afterwards, ``explore_every`` steps of a bucket after the warm-up, the slower one is re-measured for
+    ``probe`` steps; each probe that does not make it the faster doubles the interval to the next (at most
+    ``max_interval``). A choice's estimate is the median of its last ``window`` samples.
     """
 
     def __init__(self, choices: Sequence[int], *, warmup: int = 3, explore_every: int = 96, probe: int = 2,
-                 window: int = 6) -> None:
+                 window: int = 6, max_interval: int = 1536) -> None:
         picked = sorted({int(c) for c in choices})
         if not picked or picked[0] < 1:
             raise ValueError(f"thread choices must be positive integers, got {list(choices)}")
-        if warmup < 1 or probe < 1 or window < 1 or explore_every < 1:
-            raise ValueError("warmup, probe, window and explore_every must be positive")
+        if warmup < 1 or probe < 1 or window < 1 or explore_every < 1 or max_interval < explore_every:
+            raise ValueError("warmup, probe, window and explore_every must be positive, and max_interval at "
+                             "least explore_every")
         self.choices = tuple(picked)
         self.warmup, self.explore_every, self.probe, self.window = warmup, explore_every, probe, window
+        self.max_interval = max_interval
         self._buckets: dict[int, _Bucket] = {}
 
     @staticmethod
@@ -59,7 +68,8 @@ class ThreadTuner:
         key = self.bucket_of(n_tokens)
         b = self._buckets.get(key)
         if b is None:
-            b = self._buckets[key] = _Bucket({c: deque(maxlen=self.window) for c in self.choices})
+            b = self._buckets[key] = _Bucket({c: deque(maxlen=self.window) for c in self.choices},
+                                             next_probe=self.explore_every, interval=self.explore_every)
         return b
 
     def estimate(self, n_tokens: int, threads: int) -> float | None:
@@ -84,7 +94,11 @@ class ThreadTuner:
         if b.probing is not None:
             return b.probing
         best = self.best(n_tokens)
-        if b.steps and b.steps % self.explore_every == 0:
+        if best != b.last_best:  # the load changed: probe at the base rate again
+            if b.last_best is not None:
+                b.interval, b.next_probe = self.explore_every, b.steps + self.explore_every
+            b.last_best = best
+        if b.steps >= b.next_probe:
             others = [c for c in self.choices if c != best]
             b.probing = others[(b.steps // self.explore_every) % len(others)]
             b.probe_left = self.probe
@@ -103,6 +117,9 @@ class ThreadTuner:
             b.probe_left -= 1
             if b.probe_left <= 0:
                 b.probing = None
+                won = self.best(n_tokens) == threads
+                b.interval = self.explore_every if won else min(2 * b.interval, self.max_interval)
+                b.next_probe = b.steps + b.interval
 
     def summary(self) -> dict[str, dict[str, float | int]]:
         """Per bucket (``"4-7"`` tokens): steps per thread count and the current seconds per token."""

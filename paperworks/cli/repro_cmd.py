@@ -51,8 +51,13 @@ def figures_table(result: ReproResult, title: str) -> Table:
 def tensorboard_run_dir(root: Path, name: str) -> Path:
     """The folder for this run's event files: ``root/name``, or ``root/name-<timestamp>`` when that exists;
     created here, so a bad ``root`` (a file, not writable) fails as one-line UserError before the run."""
+    import importlib.util
+
     from paperworks.core.errors import UserError
 
+    if importlib.util.find_spec("tensorboard") is None:
+        raise UserError("--tensorboard needs the tensorboard package (the ecosystem extra): "
+                        "pip install -e '.[ecosystem]'")
     if root.exists() and not root.is_dir():
         raise UserError(f"--tensorboard {root}: not a folder (a file is there)")
     try:

@@ -99,3 +99,13 @@ def test_apply_lora_rejects_bad_input() -> None:
     apply_lora(model, rank=2)
     with pytest.raises(ValueError, match="already has LoRA"):
         apply_lora(model, rank=2)
+
+
+def test_without_peft_lora_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from paperworks.core.errors import UserError
+
+    monkeypatch.setitem(sys.modules, "peft", None)  # `import peft` now raises ImportError
+    with pytest.raises(UserError, match="needs peft"):
+        apply_lora(tiny_policy(TOK.vocab_size, hidden=16, layers=1), rank=4)

@@ -182,3 +182,17 @@ def test_bad_tensorboard_dir_is_a_one_line_error_before_the_run(tmp_path: Path, 
     assert f"--tensorboard {target}" in text and "Traceback" not in text
     assert len(text.splitlines()) == 1, text
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+def test_tensorboard_without_the_package_is_one_line_before_anything_is_created(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from paperworks.cli.repro_cmd import tensorboard_run_dir
+    from paperworks.core.errors import UserError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "tensorboard" else real(name, *a))
+    with pytest.raises(UserError, match="needs the tensorboard package"):
+        tensorboard_run_dir(tmp_path / "tb", "cagnn")
+    assert not (tmp_path / "tb").exists()

@@ -46,7 +46,12 @@ def apply_lora(model: nn.Module, rank: int = 8, alpha: float = 16.0,
     name is in ``targets``, in place, and freeze all other parameters. Returns the trainable parameters: each
     adapted layer's ``lora_A`` then ``lora_B`` weight, in module order. Raises ``ValueError`` when ``rank`` is
     not positive, when nothing matched, or when ``model`` already has adapters."""
-    from peft import LoraConfig, inject_adapter_in_model
+    try:
+        from peft import LoraConfig, inject_adapter_in_model
+    except ImportError as exc:
+        from paperworks.core.errors import UserError
+
+        raise UserError("LoRA (lora_rank > 0) needs peft (the ecosystem extra): pip install -e '.[ecosystem]'") from exc
 
     if rank <= 0:
         raise ValueError(f"apply_lora: rank must be positive, got {rank}")

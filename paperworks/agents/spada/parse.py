@@ -23,31 +23,35 @@ def extract_code(text: str) -> str:
     return text.strip() + "\n"
 
 
+_DECODER = json.JSONDecoder()
+_OBJECT_START = re.compile(r'\{(?=\s*["}])')  # where a JSON object can start: { then a key or }
+MAX_DEPTH = 32
+"""Deepest list/dict nesting accepted in a reply's JSON."""
+
+
+def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def extract_json(text: str) -> Any:
-    """The first JSON object in a reply (fenced or bare), or None."""
+    """The first JSON object in a reply (fenced or bare), or None. Each ``{`` that can start an object
+    is tried with the C decoder (a character-by-character brace matcher per ``{`` took minutes on a
+    degenerate reply such as ``{{{{...``)."""
     for candidate in [*_JSON_FENCE.findall(text), text]:
-        start = candidate.find("{")
-        while start != -1:
-            depth, in_str, esc = 0, False, False
-            for i in range(start, len(candidate)):
-                ch = candidate[i]
-                if in_str:
-                    esc = ch == "\\" and not esc
-                    if ch == '"' and not esc:
-                        in_str = False
-                    continue
-                if ch == '"':
-                    in_str = True
-                elif ch == "{":
-                    depth += 1
-                elif ch == "}":
-                    depth -= 1
-                    if depth == 0:
-                        try:
-                            return json.loads(candidate[start:i + 1])
-                        except json.JSONDecodeError:
-                            break
-            start = candidate.find("{", start + 1)
+        for match in _OBJECT_START.finditer(candidate):
+            try:
+                value = _DECODER.raw_decode(candidate, match.start())[0]
+            except (ValueError, RecursionError):  # not JSON here, or nested ~1000 deep
+                continue
+            if isinstance(value, dict) and not _too_deep(value):  # deeper: json.dumps of it would fail later
+                return value
     return None
 
 

@@ -40,7 +40,9 @@ and an override missing from ``PARAMS`` is an error. More ``ctx`` helpers: ``ctx
 Ø − shaft Ø, negative for an interference fit) of the closest coaxial cylindrical faces of the two
 parts, raising AssertionError with both diameters when outside [min_mm, max_mm] or when no coaxial
 cylinders exist. The tests are the module-level ``def test_*`` functions of the file (enumerated from its
-source; a run reporting other names is an error), run in definition order; a test that raises anything
+source; a run reporting other names is an error), run in definition order (a name defined twice counts
+once and its last definition runs; ``async def`` and generator tests fail: calling them runs none of
+their body); a test that raises anything
 else fails with "tests.py line N: Type: message". Multi-line messages are kept, joined with " | ".
 
 Build and judgement are split: the candidate's sandbox only builds and exports one BREP per part plus

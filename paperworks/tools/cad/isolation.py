@@ -19,22 +19,35 @@ HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "procs.py", "guard.py", "program.py", "candidate.py", "judge.py", "checks.py",
                 "exports.py")
 CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
+UNSHARE = ("--net", "--pid", "--fork", "--kill-child")
+PRIVATE_PROC = "--mount-proc"
+"""Added to ``UNSHARE`` where it works: a /proc of the sandbox's pid namespace only (the host's /proc
+shows the caller's processes, whose environment a same-uid program can read, and makes every zygote
+look unclean: replaced after each job)."""
 NPROC = max(64, 4 * (os.cpu_count() or 1))  # tasks (threads count) per candidate uid: OCCT thread pools
+
+
+def _works(cmd: list[str]) -> bool:
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def unshare_args() -> tuple[str, ...]:
+    """``unshare``'s options in ``unshare`` mode: with a private /proc wherever one can be mounted."""
+    full = (*UNSHARE, PRIVATE_PROC)
+    return full if _works([shutil.which("unshare") or "unshare", *full, "true"]) else UNSHARE
 
 
 @functools.lru_cache(maxsize=1)
 def _probe() -> str:
-    def works(cmd: list[str]) -> bool:
-        try:
-            return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            return False
-
     bwrap, unshare = shutil.which("bwrap"), shutil.which("unshare")
-    if bwrap and works([bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc",
+    if bwrap and _works([bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-ipc",
                         "--die-with-parent", *_cap_args(), "true"]):
         return "bwrap"
-    if unshare and works([unshare, "--net", "--pid", "--fork", "--kill-child", "true"]):
+    if unshare and _works([unshare, *UNSHARE, "true"]):
         return "unshare"
     return "none"
 
@@ -82,9 +95,13 @@ def _remaining(m: str) -> list[str]:
     if m != "bwrap":
         gaps.append("no filesystem isolation: the program can read every world-readable file (the project too) "
                     "and write world-writable folders such as /tmp")
+    if m == "unshare" and PRIVATE_PROC not in unshare_args():
+        gaps.append("no private /proc (it cannot be mounted here): the program can see host processes and read "
+                    "the environment of those under its own uid")
     if m == "none":
         gaps.append("network is NOT blocked at the OS level (only by the in-process audit hook)")
-        gaps.append("no pid namespace: the program can see host processes")
+        gaps.append("no pid namespace: the program can see host processes (and read the environment of those "
+                    "under its own uid)")
     if m != "bwrap" and not uid_switch():
         gaps.append("candidates run under the caller's uid (Python is not readable by another uid, or not "
                     "root): RLIMIT_NPROC does not hold for root and counts all of the caller's processes "
@@ -155,8 +172,7 @@ def worker_command(m: str, role: str, host_dir: Path, files_mb: int,
                  *common, "--cgroup", "/cgroup" if cgroup else "", "--private-tmp", "1"]
         return argv, Path(""), out, Path("/in")
     jobs = host_dir / "jobs"
-    prefix = [shutil.which("unshare") or "unshare", "--net", "--pid", "--fork", "--kill-child"] if m == "unshare" \
-        else []
+    prefix = [shutil.which("unshare") or "unshare", *unshare_args()] if m == "unshare" else []
     argv = [*prefix, python, "-I", str(HERE / "worker.py"), "--jobs", str(jobs), "--out", str(out),
             "--pidns", "1" if m == "unshare" else "0", *common, "--cgroup", str(cgroup or "")]
     return argv, jobs, out, inp

@@ -12,6 +12,7 @@ closed). Standard library and CadQuery only.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import linecache
 import os
@@ -20,9 +21,13 @@ from typing import Any
 
 
 def test_names(code: str) -> list[str]:
-    """Names of the module-level ``def test_*`` functions of a tests file, in file order."""
+    """Names of the module-level ``def test_*`` (and ``async def test_*``, which then fail) functions of a
+    tests file, in file order of their first definition; a name defined twice counts once (the last
+    definition is what runs, as in Python and pytest)."""
     tree = ast.parse(code, filename="tests.py")
-    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
+    names = [n.name for n in tree.body
+             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test_")]
+    return list(dict.fromkeys(names))
 
 
 def load_parts(folder: str, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +100,14 @@ def _one_test(name: str, fn: Any, ctx: Any) -> dict[str, Any]:
     import guard
 
     try:
-        fn(ctx)
+        out = fn(ctx)
+        if inspect.isawaitable(out) or inspect.isgenerator(out) or inspect.isasyncgen(out):
+            close = getattr(out, "close", None)
+            if callable(close):
+                close()  # never started: nothing of its body ran
+            kind = "a generator" if inspect.isgenerator(out) or inspect.isasyncgen(out) else "async"
+            return {"name": name, "passed": False,
+                    "message": f"{name} is {kind}: calling it runs none of its body; write a plain def"}
         return {"name": name, "passed": True, "message": "passed"}
     except AssertionError as exc:
         msg = guard.message_text(str(exc), 500)

@@ -200,6 +200,38 @@ def kill_all_mine(uid_mode: bool, pidns: bool, pgid: int) -> None:
         time.sleep(0.002)
 
 
+JSON_DEPTH = 32
+"""Deepest nesting of lists/dicts accepted in JSON that crossed a sandbox boundary: deeper data
+(hostile, e.g. ``[[[[...]]]]``) would raise RecursionError in whichever process parses or dumps it
+next, possibly deeper in its stack (the host)."""
+
+
+def too_deep(value: Any, limit: int = JSON_DEPTH) -> bool:
+    """Is ``value`` nested (lists/dicts) deeper than ``limit``? Iterative: never recurses."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def loads(raw: bytes | str, limit: int = JSON_DEPTH) -> Any:
+    """``json.loads`` for data from the other side of a sandbox: ValueError (never RecursionError)
+    when it is not JSON or nested deeper than ``limit``."""
+    import json
+
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if too_deep(value, limit):
+        raise ValueError(f"JSON nested deeper than {limit} levels")
+    return value
+
+
 def read_capped(path: str, cap: int, tail: bool = False) -> bytes | None:
     """A regular file's bytes (never a link, FIFO or device); None when missing or over ``cap``
     (the last ``cap`` bytes when ``tail``)."""

@@ -52,10 +52,11 @@ def build_outcome(reply: dict[str, Any], folder: Path, limits: SandboxLimits) ->
     tail = (read_capped(folder / "stdout.txt", (limits.output_kb << 10) + 1) or b"").decode("utf-8", "replace")
     stage_txt = (read_capped(folder / "stage.txt", 64) or b"build").decode("ascii", "replace").strip()
     raw = read_capped(folder / "manifest.json", 1 << 20)
+    malformed = False
     try:
-        data = json.loads(raw) if raw else None
-    except ValueError:
-        data = None
+        data = procs.loads(raw) if raw else None
+    except ValueError:  # not JSON or nested too deeply (a candidate may write the file itself)
+        data, malformed = None, True
     res = SandboxResult(False, "build", None, None, stdout_tail=tail)
     if isinstance(data, dict) and isinstance(data.get("params"), dict):
         params = data["params"]
@@ -63,6 +64,10 @@ def build_outcome(reply: dict[str, Any], folder: Path, limits: SandboxLimits) ->
     stopped = ended(reply, limits, stage_txt if stage_txt in BUILD_STAGES else "build")
     if stopped:
         res.stage, res.error = stopped
+        return res, {}
+    if malformed:
+        res.error = (f"the build's manifest.json is malformed (not JSON, or nested deeper than {procs.JSON_DEPTH} "
+                     "levels: are PARAMS nested that deeply?)")
         return res, {}
     if not isinstance(data, dict):
         res.stage, res.error = "killed", (f"the program exited (code {reply.get('exit')}) during {stage_txt}, "

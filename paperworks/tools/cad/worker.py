@@ -210,8 +210,8 @@ def run_judge(job: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         if status is None:
             status, _, rss = procs.wait(kid["pid"], 10)
         try:
-            answer = json.loads(answers[role]) if answers[role] else None
-        except ValueError:
+            answer = procs.loads(answers[role]) if answers[role] else None
+        except ValueError:  # not JSON, or nested so deeply that the host could not parse our reply
             answer = None
         reply[role] = {**_ended(status, timed_out, start, rss, oom, peak), "answer": answer}
     checks = kids["checks"]

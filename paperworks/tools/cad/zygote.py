@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from paperworks.tools.cad import cgroups
+from paperworks.tools.cad import cgroups, procs
 from paperworks.tools.cad.isolation import clean_env, mode, uid_switch, worker_command
 
 UID_BASE, UID_SPAN = 100000, 60000
@@ -61,8 +61,8 @@ class Zygote:
             return None
         line = self.proc.stdout.readline(64 << 20)
         try:
-            reply = json.loads(line) if line else None
-        except ValueError:
+            reply = procs.loads(line, procs.JSON_DEPTH + 8) if line else None
+        except ValueError:  # not JSON, or nested too deeply (RecursionError in json.loads)
             return None
         return reply if isinstance(reply, dict) else None
 

@@ -1,14 +1,17 @@
 """Runs INSIDE the policy sandbox (standard library only; never imports paperworks).
 
-``python -I runner.py POLICY LOG``: executes the policy file's ``main(robot)`` against the simulator
-(``sim.py`` beside this file) and writes every robot call it made to LOG as JSON. Nothing here is a
-verdict: the judge replays LOG on its own simulator, in a process the policy never reached.
+``python -I runner.py [--uid UID --nproc N] POLICY LOG [STATE]``: becomes ``UID`` (no groups, no
+capabilities; at most N processes and threads) when given, then executes the policy file's
+``main(robot)`` against the simulator (``sim.py`` beside this file) and writes every robot call it
+made to LOG as JSON. Nothing here is a verdict: the judge replays LOG on its own simulator, in a
+process the policy never reached.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import traceback
 
@@ -38,12 +41,30 @@ class Robot:
         return call
 
 
+def _drop(uid: int, nproc: int) -> None:
+    """Become ``uid`` for good (the kernel then enforces ``RLIMIT_NPROC``: a fork bomb stops)."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+
 def main() -> int:
-    policy, log_path = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    uid = nproc = None
+    while args and args[0] in ("--uid", "--nproc"):
+        if args[0] == "--uid":
+            uid = int(args[1])
+        else:
+            nproc = int(args[1])
+        args = args[2:]
+    policy, log_path = args[0], args[1]
     state = None
-    if len(sys.argv) > 3:
-        with open(sys.argv[3], encoding="utf-8") as f:
+    if len(args) > 2:
+        with open(args[2], encoding="utf-8") as f:
             state = json.load(f)
+    if uid is not None:
+        _drop(uid, nproc or 64)
     kitchen = sim.Kitchen(state)
     error = None
     with open(policy, encoding="utf-8") as f:

@@ -164,6 +164,36 @@ def _match(el: Elab, args: list[Node], expected: Ty | None) -> V:
         return el.elab(lam.args[0], expected)
 
 
+def _closed_real(x: Any) -> bool:
+    return isinstance(x, sp.Expr) and x.is_number and x.is_extended_real is True
+
+
+def _lean_sqrt(x: Any) -> Any:
+    """``Real.sqrt``: 0 for a negative argument (Mathlib's junk value), not SymPy's imaginary root."""
+    return sp.Integer(0) if _closed_real(x) and x.is_negative is True else sp.sqrt(x)
+
+
+def _lean_log(x: Any) -> Any:
+    """``Real.log``: ``log |x|`` for a negative argument and ``log 0 = 0`` (Mathlib), not SymPy's complex log."""
+    if _closed_real(x):
+        if x.is_zero is True:
+            return sp.Integer(0)
+        if x.is_negative is True:
+            return sp.log(-x)
+    return sp.log(x)
+
+
+def _lean_clamped(f: Any, low: Any, high: Any) -> Any:
+    """``Real.arcsin``/``Real.arccos``: the argument clamped to [-1, 1] first (Mathlib's definition)."""
+    def apply(x: Any) -> Any:
+        if _closed_real(x) and (x > 1) is sp.true:
+            return high
+        if _closed_real(x) and (x < -1) is sp.true:
+            return low
+        return f(x)
+    return apply
+
+
 K: dict[str, tuple[str, Handler]] = {
     "HAdd.hAdd": ("tttiee", _binop("add")), "HSub.hSub": ("tttiee", _binop("sub")),
     "HMul.hMul": ("tttiee", _binop("mul")), "HDiv.hDiv": ("tttiee", _binop("div")),
@@ -175,11 +205,12 @@ K: dict[str, tuple[str, Handler]] = {
     "NNReal.toReal": ("e", _cast(REAL)), "Subtype.val": ("tte", _cast(None)), "Fin.val": ("te", _cast(NAT)),
     "Int.ofNat": ("e", _cast(NAT)), "Int.toNat": ("e", _fn(lambda x: sp.Max(x, 0), INT, NAT)),
     "Int.natAbs": ("e", _fn(sp.Abs, INT, NAT)),
-    "Real.sqrt": ("e", _fn(sp.sqrt, REAL, REAL)), "NNReal.sqrt": ("e", _fn(sp.sqrt, REAL, REAL)),
-    "Real.exp": ("e", _fn(sp.exp, REAL, REAL)), "Real.log": ("e", _fn(sp.log, REAL, REAL)),
+    "Real.sqrt": ("e", _fn(_lean_sqrt, REAL, REAL)), "NNReal.sqrt": ("e", _fn(sp.sqrt, REAL, REAL)),
+    "Real.exp": ("e", _fn(sp.exp, REAL, REAL)), "Real.log": ("e", _fn(_lean_log, REAL, REAL)),
     "Real.sin": ("e", _fn(sp.sin, REAL, REAL)), "Real.cos": ("e", _fn(sp.cos, REAL, REAL)),
     "Real.tan": ("e", _fn(sp.tan, REAL, REAL)), "Real.arctan": ("e", _fn(sp.atan, REAL, REAL)),
-    "Real.arcsin": ("e", _fn(sp.asin, REAL, REAL)), "Real.arccos": ("e", _fn(sp.acos, REAL, REAL)),
+    "Real.arcsin": ("e", _fn(_lean_clamped(sp.asin, -sp.pi / 2, sp.pi / 2), REAL, REAL)),
+    "Real.arccos": ("e", _fn(_lean_clamped(sp.acos, sp.pi, sp.Integer(0)), REAL, REAL)),
     "Real.sinh": ("e", _fn(sp.sinh, REAL, REAL)), "Real.cosh": ("e", _fn(sp.cosh, REAL, REAL)),
     "Real.tanh": ("e", _fn(sp.tanh, REAL, REAL)), "Real.logb": ("ee", _fn(lambda b, x: sp.log(x, b), REAL, REAL, 2)),
     "Real.rpow": ("ee", _fn(lambda b, x: power(b, x, REAL, REAL), REAL, REAL, 2)),

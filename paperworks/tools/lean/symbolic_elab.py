@@ -9,8 +9,10 @@ The rules follow Lean 4's elaborator where they decide a value:
   ``1 / 2 = 0`` in ℕ, exactly as in Lean.
 - In ℕ, ``a - b`` is ``max(a - b, 0)`` and ``a / b`` is ``⌊a / b⌋`` (``a / 0 = 0``); in ℤ, ``/`` is
   ``Int.ediv`` and ``%`` is ``Int.emod`` (see ``symbolic_funcs``); ``Fin n`` and ``ZMod n`` reduce mod n.
-  Junk values of real functions (``x / 0 = 0``, ``√(-1) = 0``) are not modelled: sampling skips
-  points where a side is undefined.
+  Mathlib's junk values are modelled where they decide a value: ``x / 0 = 0`` (a symbolic
+  denominator becomes ``Inv0``, which SymPy cannot cancel, and the check looks at its zeros), and
+  for closed arguments ``√(-1) = 0``, ``log (-x) = log x``, ``log 0 = 0``, clamped ``arcsin``/``arccos``
+  and ``Real.rpow`` of a negative base; elsewhere sampling skips points where a side is undefined.
 - Bound variables get canonical names by binding depth (``_v0``, ``_v1``, …; tuple components
   ``_v0_0``, ``_v0_1``), so alpha-equivalent terms become identical SymPy trees. A binder without a
   type takes it from the expected type (``fun`` under ``A → B``, ``{x | p}`` under ``Set A``), else the
@@ -29,12 +31,12 @@ from sympy.core.function import AppliedUndef
 
 from paperworks.tools.lean.symbolic_funcs import (
     IntDiv,
+    Inv0,
     LeanMod,
     LEq,
     Mem,
     NatDiv,
     Quant,
-    TooLarge,
     check_deadline,
     guarded_pow,
 )
@@ -402,6 +404,14 @@ def _flat(value: Any) -> list[Any]:
     return [value]
 
 
+def _field_div(a: Any, b: Any) -> Any:
+    """``a / b`` in a field: ``a * Inv0(b)`` for a symbolic ``b``, so that SymPy cannot cancel ``b``
+    (``x / x`` is 0 at ``x = 0`` in Lean); the equivalence check looks at the zeros of ``b``."""
+    if isinstance(b, sp.Expr) and b.free_symbols:
+        return a * Inv0(b)
+    return a / b
+
+
 def arith(op: str, a: Any, b: Any, ty: Ty) -> Any:
     """``a op b`` with Lean's meaning at type ``ty``."""
     h = ty.head
@@ -419,7 +429,7 @@ def arith(op: str, a: Any, b: Any, ty: Ty) -> Any:
         elif h in ("Fin", "ZMod"):
             raise ElabError(f"division in {ty} is not supported")
         else:
-            out = sp.Integer(0) if b == 0 else a / b
+            out = sp.Integer(0) if b == 0 else _field_div(a, b)
     elif op == "mod":
         if h not in ("Nat", "Int", "Fin", "ZMod"):
             raise ElabError(f"% on {ty} is not supported")
@@ -432,11 +442,16 @@ def arith(op: str, a: Any, b: Any, ty: Ty) -> Any:
 
 
 def power(base: Any, exp: Any, ty: Ty, exp_ty: Ty | None) -> Any:
-    """``base ^ exp`` at type ``ty`` (a natural, integer or real exponent), size-guarded."""
-    try:
-        out = guarded_pow(base, exp)
-    except TooLarge:
-        raise
+    """``base ^ exp`` at type ``ty`` (a natural, integer or real exponent), size-guarded. Closed
+    arguments take Mathlib's values where SymPy's differ: ``0 ^ e = 0`` for ``e < 0`` (``0⁻¹ = 0``,
+    ``Real.rpow 0 e = 0``), and ``Real.rpow b e = |b| ^ e * cos (e * π)`` for ``b < 0``."""
+    closed = all(isinstance(v, sp.Expr) and v.is_number and v.is_extended_real is True for v in (base, exp))
+    if closed and ty.head in ("Real", "Rat", "Complex") and base.is_zero is True and exp.is_negative is True:
+        return sp.Integer(0)
+    if (closed and ty.head == "Real" and exp_ty is not None and exp_ty.head == "Real"
+            and base.is_negative is True and exp.is_integer is False):
+        return guarded_pow(-base, exp) * sp.cos(exp * sp.pi)
+    out = guarded_pow(base, exp)
     if ty.head in ("Nat", "Int") and exp_ty is not None and exp_ty.head not in ("Nat", "Fin"):
         raise ElabError(f"{ty} ^ {exp_ty} has no instance")
     if ty.head in ("Fin", "ZMod") and ty.n:

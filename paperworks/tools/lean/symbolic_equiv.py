@@ -34,7 +34,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from paperworks.tools.lean.symbolic_elab import canonical_value
-from paperworks.tools.lean.symbolic_funcs import Mem, Quant, TooLarge, check_deadline, safe_subs, to_complex
+from paperworks.tools.lean.symbolic_funcs import Inv0, Mem, Quant, TooLarge, check_deadline, safe_subs, to_complex
 from paperworks.tools.lean.symbolic_types import Ty
 
 REL_TOL = 1e-9
@@ -180,19 +180,58 @@ class Comparer:
             return yes("symbolic", "difference is 0")
         if not (a.free_symbols | b.free_symbols) and not _undef(a, b):
             return self.constants(a, b, d)
+        out: Outcome | None = None
         try:
             with time_limit(min(1.0, max(self.left() * 0.3, 0.05))):
                 if sp.expand(d) == 0:
-                    return yes("symbolic", "difference expands to 0")
-                if sp.count_ops(d) < 400 and sp.simplify(d) == 0:
-                    return yes("symbolic", "difference simplifies to 0")
+                    out = yes("symbolic", "difference expands to 0")
+                elif sp.count_ops(d) < 400 and sp.simplify(d) == 0:
+                    out = yes("symbolic", "difference simplifies to 0")
         except (TooLarge, TypeError, ValueError, RecursionError, AttributeError, ZeroDivisionError):
             pass
-        return self.sample(lambda pt: (self.value(a, pt), self.value(b, pt)), a, b, ty.head in ("Real", "Rat"))
+        if out is None:
+            out = self.sample(lambda pt: (self.value(a, pt), self.value(b, pt)), a, b, ty.head in ("Real", "Rat"))
+        if out.equal is True:
+            return self.junk_points(a, b) or out
+        return out
+
+    def junk_points(self, a: Any, b: Any) -> Outcome | None:
+        """A miss where the sides differ at a zero of a denominator, where Lean's ``x / 0 = 0`` holds
+        and SymPy's cancelling (or sampling, which never lands there) does not look:
+        ``(x ^ 2 - 1) / (x - 1)`` is 0 at ``x = 1``, ``x + 1`` is 2. One free variable only."""
+        syms = (a.free_symbols | b.free_symbols) if isinstance(a, sp.Basic) and isinstance(b, sp.Basic) else set()
+        if len(syms) != 1 or a.has(AppliedUndef) or b.has(AppliedUndef):
+            return None
+        (x,) = syms
+        dens = {p.base for e in (a, b) for p in e.atoms(sp.Pow)
+                if p.exp.is_number and p.exp.is_negative is True and p.base.has(x)}
+        dens |= {f.args[0] for e in (a, b) for f in e.atoms(Inv0) if f.args[0].has(x)}
+        points: list[Any] = []
+        try:
+            with time_limit(min(1.0, max(self.left() * 0.3, 0.05))):
+                for den in sorted(dens, key=str)[:4]:
+                    roots = sp.solveset(den, x, domain=sp.S.Reals if x.is_real else sp.S.Complexes)
+                    if isinstance(roots, sp.FiniteSet):
+                        points += [r for r in roots if not x.is_integer or r.is_integer]
+                for r in points[:8]:
+                    va, vb = _lean_at(a, {x: r}), _lean_at(b, {x: r})
+                    if va is None or vb is None:
+                        continue
+                    diff = sp.nsimplify(va - vb) if va.is_Rational and vb.is_Rational else va - vb
+                    if diff != 0 and (isinstance(diff, sp.Rational) or self.certain_gap(diff) is not None):
+                        return no("numeric", f"differs at {x}={r}, where a denominator is 0 and Lean's "
+                                             f"x / 0 = 0 gives {_show(va)} vs {_show(vb)}")
+        except (TooLarge, TypeError, ValueError, RecursionError, AttributeError, ZeroDivisionError,
+                NotImplementedError):
+            return None
+        return None
 
     def constants(self, a: Any, b: Any, d: Any) -> Outcome:
         if isinstance(d, sp.Rational):
             return no("symbolic", f"{_show(a)} ≠ {_show(b)}")
+        gap = self.certain_gap(d)
+        if gap is not None:  # a double-precision or absolute-tolerance comparison would call these equal
+            return no("numeric", f"{_show(a)} and {_show(b)} differ by {gap} (to 30 digits)")
         va, vb = to_complex(a), to_complex(b)
         if va is None or vb is None:
             rel = to_complex(d / b) if b != 0 else None  # huge magnitudes: compare relatively
@@ -212,6 +251,21 @@ class Comparer:
             pass
         return yes("numeric", "equal to 20 significant digits")
 
+    def certain_gap(self, d: Any) -> Any:
+        """``d`` (closed) evaluated to 30 correct digits when that is non-zero, else None. SymPy's
+        ``strict`` evaluation raises instead of guessing when it cannot tell ``d`` from 0, so
+        ``exp(-1000)`` is told from 0 and ``2*sqrt(2)`` from its 17-digit decimal, while a true
+        zero (``sqrt 2 + sqrt 3 - sqrt (5 + 2 sqrt 6)``) is left to the comparisons below."""
+        try:
+            with time_limit(min(1.0, max(self.left() * 0.3, 0.05))):
+                v = sp.N(d, 30, strict=True)
+                if not v.is_number or v.has(sp.zoo, sp.oo, -sp.oo, sp.nan) or v == 0:
+                    return None
+                return sp.N(v, 6)
+        except (TooLarge, TypeError, ValueError, ArithmeticError, RecursionError, AttributeError,
+                sp.core.evalf.PrecisionExhausted):
+            return None
+
     def value(self, e: Any, point: dict[Any, Any]) -> complex | Any | None:
         try:
             v = safe_subs(e, point, self.deadline)
@@ -219,22 +273,23 @@ class Comparer:
             return None
         except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
             return None
-        if isinstance(v, sp.Integer):
+        if isinstance(v, sp.Rational):
             return v
         return to_complex(v)
 
     def sample(self, evaluate: Any, a: Any, b: Any, real_only: bool) -> Outcome:
         """Compare at seeded points; for ℝ-valued sides, points where a side is not real are skipped."""
-        points = self.points(a, b)
+        syms = set().union(*(e.free_symbols for e in (a, b) if isinstance(e, sp.Basic)))
+        points = boundary_points(self, [a, b], syms)[:60]  # seeded points, then the formulas' numbers
         agree = 0
         for pt in points:
             check_deadline(self.deadline)
             va, vb = evaluate(pt)
             if va is None or vb is None:
                 continue
-            if isinstance(va, sp.Integer) and isinstance(vb, sp.Integer):
+            if isinstance(va, sp.Rational) and isinstance(vb, sp.Rational):  # exact: 1/10^40 is no rounding
                 if va != vb:
-                    return no("numeric", f"differs at {_point(pt)}: {va} vs {vb}")
+                    return no("numeric", f"differs at {_point(pt)}: {_show(va)} vs {_show(vb)}")
                 agree += 1
                 continue
             ca, cb = complex(va), complex(vb)
@@ -310,6 +365,25 @@ class Comparer:
         return unknown(f"only {agree} sample points where both sides evaluate")
 
 
+def _lean_at(e: Any, point: dict[Any, Any]) -> Any:
+    """``e`` at ``point`` with Lean's ``x / 0 = 0`` (a negative power of 0 is 0); None unless a number."""
+    def go(t: Any) -> Any:
+        if t in point:
+            return point[t]
+        if not t.args or isinstance(t, sp.Symbol):
+            return t
+        if isinstance(t, sp.Lambda | sp.ConditionSet | sp.Sum | sp.Product | Quant):
+            raise ValueError("binder")
+        args = [go(u) for u in t.args]
+        if isinstance(t, sp.Pow) and args[0] == 0 and args[1].is_negative is True:
+            return sp.Integer(0)
+        return t.func(*args)
+    v = go(e)
+    if not isinstance(v, sp.Expr) or not v.is_number or v.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+        return None
+    return v
+
+
 def truth(p: Any, pt: dict[Any, Any], deadline: float | None = None) -> bool | None:
     """The truth value of proposition ``p`` at ``pt`` (None when it does not evaluate)."""
     try:
@@ -352,7 +426,7 @@ def boundary_points(cmp: Comparer, exprs: list[Any], syms: set[Any]) -> list[dic
         for c in ordered:
             for delta in deltas:
                 v = c + delta
-                if s.is_integer and (not v.is_Integer or (s.is_nonnegative and v < 0)):
+                if s.is_integer and (not v.is_Integer or (s.is_nonnegative and v < cmp.nat_min)):
                     continue
                 for base in pts[: 1 if len(syms) == 1 else 5]:
                     extra.append({**base, s: v})

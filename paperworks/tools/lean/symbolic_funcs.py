@@ -29,6 +29,17 @@ class TooLarge(ValueError):
     """A value would be too large to compute exactly (or the time budget ran out)."""
 
 
+class Inv0(sp.Function):
+    """``b⁻¹`` in a field with Lean's ``0⁻¹ = 0``, for a symbolic ``b``: opaque to SymPy's cancelling,
+    so ``x / x`` stays ``x * Inv0(x)`` (0 at ``x = 0``, as in Lean) instead of becoming 1."""
+
+    @classmethod
+    def eval(cls, b: Any) -> Any:
+        if b.is_number:
+            return sp.Integer(0) if b.is_zero else 1 / b
+        return None
+
+
 class NatDiv(sp.Function):
     """``a / b`` on ℕ: floor division, and ``a / 0 = 0``."""
 

@@ -207,11 +207,45 @@ def _scalar_like(elem: Ty) -> bool:
     return elem.numeric
 
 
+def _integer_points(cmp: Comparer, exprs: list[Any], low: int | None) -> list[Any]:
+    """Integers where a predicate of ``exprs`` can change truth off the grid: the integer numbers in
+    them and their neighbours, and the integers around the real roots of their equations and
+    inequalities in one variable (``{x : ℕ | x = 1000}`` is not empty although 0..40 are no members)."""
+    from paperworks.tools.lean.symbolic_equiv import time_limit
+
+    found: set[Any] = set()
+    probe = [e for e in exprs if isinstance(e, sp.Basic)]
+    for e in probe:
+        for n in e.atoms(sp.Integer):
+            if abs(n) <= 10**15:
+                found.update((n - 1, n, n + 1))
+    try:
+        with time_limit(min(1.0, max(cmp.left() * 0.2, 0.05))):
+            rels = [r for e in probe for r in e.atoms(sp.Eq, sp.Ne, sp.Lt, sp.Le, sp.Gt, sp.Ge)]
+            for r in rels[:8]:
+                syms = r.free_symbols
+                if len(syms) != 1:
+                    continue
+                (x,) = syms
+                roots = sp.solveset(r.lhs - r.rhs, x, domain=sp.S.Reals)
+                if isinstance(roots, sp.FiniteSet):
+                    for root in list(roots)[:6]:
+                        if root.is_real and abs(root) < 10**15:
+                            base = sp.floor(root)
+                            found.update((base - 1, base, base + 1, base + 2))
+    except (TooLarge, TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
+        pass
+    ints = [sp.Integer(v) for v in found if isinstance(v, sp.Integer) and (low is None or v >= low)]
+    return sorted(ints, key=abs)[:200]
+
+
 def _scalar_points(cmp: Comparer, elem: Ty, exprs: list[Any]) -> list[Any]:
     if elem.head in ("Nat", "Fin"):
-        return [sp.Integer(k) for k in GRID["Nat"]]
+        grid = [sp.Integer(k) for k in GRID["Nat"]]
+        return grid + [k for k in _integer_points(cmp, exprs, 0) if k not in grid]
     if elem.head in ("Int", "ZMod"):
-        return [sp.Integer(k) for k in GRID["Int"]]
+        grid = [sp.Integer(k) for k in GRID["Int"]]
+        return grid + [k for k in _integer_points(cmp, exprs, None) if k not in grid]
     from paperworks.tools.lean.symbolic_equiv import boundary_points
 
     x = sp.Symbol("_sx", real=True)
@@ -226,11 +260,21 @@ def _scalar_points(cmp: Comparer, elem: Ty, exprs: list[Any]) -> list[Any]:
     return extra + pts + [sp.Integer(k) for k in range(-5, 6)]
 
 
+def _component_points(cmp: Comparer, t: Ty, exprs: list[Any]) -> list[Any]:
+    """Points of one component of a tuple: the start of the grid, and for integers up to 6 of the
+    points off the grid where a predicate can change truth."""
+    pts = _scalar_points(cmp, t, exprs)
+    if t.head in ("Nat", "Fin", "Int", "ZMod"):
+        n = len(GRID["Nat" if t.head in ("Nat", "Fin") else "Int"])
+        return pts[:9] + pts[n:n + 6]
+    return pts[:9]
+
+
 def _points(cmp: Comparer, a: Any, b: Any, elem: Ty) -> list[Any]:
     finite = [e for s in (a, b) for e in (s.args if isinstance(s, sp.FiniteSet) else ())]
     if elem.head == "Prod":
         comps = _flat_types(elem)
-        grids = [_scalar_points(cmp, t, [a, b])[:9] for t in comps]
+        grids = [_component_points(cmp, t, [a, b]) for t in comps]
         pts = [_nest(list(combo), elem) for combo in product(*grids)][:800]
         return finite + pts
     return finite + _scalar_points(cmp, elem, [a, b])

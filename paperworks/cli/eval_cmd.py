@@ -76,7 +76,13 @@ def eval_command(
     if resume:
         run = RunDir.open(resume)
         lock = RunLock(run.path).acquire()  # a second writer is refused in one line, before any output
-        record = run.read_record()
+        try:
+            record = run.read_record()
+            _check_resume(run, record, suite=suite, model=model, judge_model=judge_model, limit=limit,
+                          sample_ids=sample_id, epochs=epochs, seed=seed, config=config, data=data)
+        except BaseException:
+            lock.release()
+            raise
         fail_on_error = fail_on_error if fail_on_error is not None else (record.get("args") or {}).get("fail_on_error")
         say(f"resuming eval {run.id} ({record.get('suite')}, model {record.get('model')})")
     else:
@@ -122,6 +128,43 @@ def eval_command(
         raise typer.Exit(1)
 
 
+def _check_resume(run: Any, record: dict[str, Any], *, suite: str | None, model: str | None,
+                  judge_model: str | None, limit: int | None, sample_ids: list[str] | None, epochs: int | None,
+                  seed: int, config: list[str] | None, data: str | None) -> None:
+    """``eval SUITE --resume RUN`` with options that contradict the run (another suite, model, limit ...) is
+    refused in one line: the run would silently go on with its own, and the figures would not be what was asked."""
+    from paperworks.core.errors import UserError
+    from paperworks.eval.suite_paths import find_suite
+
+    if record.get("kind") != "eval":
+        raise UserError(f"{run.path} is not an evaluation run (it is a '{record.get('kind') or 'workflow'}' run)")
+    args = record.get("args") or {}
+    if suite is not None and suite != record.get("suite"):
+        try:
+            same = str(find_suite(suite)) == str(record.get("suite_path"))
+        except Exception:
+            same = False
+        if not same:
+            raise UserError(f"eval {run.id} is a run of suite '{record.get('suite')}', not '{suite}'; "
+                            "give only --resume RUN to finish it")
+    given: dict[str, tuple[Any, Any]] = {
+        "--model": (model, record.get("model")), "--judge-model": (judge_model, record.get("judge_model")),
+        "--limit": (limit, args.get("limit")), "--epochs": (epochs, record.get("epochs")),
+        "--sample-id": (list(sample_ids) if sample_ids else None, args.get("sample_ids") or None),
+        "--data": (str(Path(data).resolve()) if data else None, record.get("suite_data"))}
+    if seed != 0:
+        given["--seed"] = (seed, record.get("seed"))
+    if config:
+        from paperworks.cli.inputs import parse_settings
+
+        asked, kept = parse_settings(config, "setting"), args.get("config") or {}
+        given["--config"] = (asked, {k: kept[k] for k in asked if k in kept})
+    for flag, (value, recorded) in given.items():
+        if value is not None and value != recorded:
+            raise UserError(f"eval {run.id} was started with {flag} {recorded!r}, not {value!r}; a resumed "
+                            "eval keeps its own options (give only --resume RUN)")
+
+
 def _print_errors(run_path: Path, limit: int = 3) -> None:
     """Each distinct sample error once, with how many samples it failed (not one line per sample)."""
     from collections import Counter
@@ -150,6 +193,10 @@ def view_command(
     from paperworks.eval.transcript import build_transcript, render_transcript
 
     found = RunDir.open(run_dir)
+    if out is not None:
+        from paperworks.eval.view import check_report_path
+
+        check_report_path(out)  # a bad --out is refused before the summary is printed
     if found.read_record().get("kind") != "eval":  # a single run or chat: its one conversation
         console.print(render_transcript(build_transcript(read_events(found.events_path), found.path)))
         from paperworks.eval.view import rejump_table

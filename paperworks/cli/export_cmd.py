@@ -24,6 +24,15 @@ def export_command(
 
     if format not in FORMATS:
         raise UserError(f"--format must be one of {', '.join(FORMATS)}, got '{format}'")
-    path = export_inspect(run_dir, out)
+    try:
+        path = export_inspect(run_dir, out)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:  # damaged run files
+        from paperworks.core.errors import one_line
+
+        raise UserError(f"cannot export {run_dir}: a file of the run is damaged or hand-edited "
+                        f"({one_line(exc, 160)})") from exc
+    except OSError as exc:  # --out in a folder that cannot be written
+        where = exc.filename or out or run_dir
+        raise UserError(f"cannot export {run_dir}: cannot write {where} ({exc.strerror or exc})") from exc
     console.print(f"wrote {path}  ·  inspect view --log-dir {path.parent}", markup=False, highlight=False,
                   soft_wrap=True)

@@ -75,7 +75,10 @@ class RunDir:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         safe = re.sub(r"[^A-Za-z0-9.-]+", "-", name).strip("-") or "run"
         path = root / f"{stamp}_{safe}_{secrets.token_hex(4)}"
-        path.mkdir(parents=True)
+        try:
+            path.mkdir(parents=True)
+        except OSError as exc:  # a --log-dir that is a file, unwritable, or on a read-only file system
+            raise UserError(f"cannot create a run directory in {root}: {exc.strerror or exc}") from exc
         run = cls(path)
         full = {
             "id": run.id,
@@ -128,8 +131,8 @@ class RunDir:
         """``run.json`` as a dict; a clear error if it is unreadable."""
         try:
             data = json.loads(self.record_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{self.record_path}: unreadable run record ({exc})") from exc
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON, or bytes that are not UTF-8
+            raise UserError(f"{self.record_path}: unreadable run record ({' '.join(str(exc).split())[:200]})") from exc
         if not isinstance(data, dict):
             raise UserError(f"{self.record_path}: expected a JSON object")
         return data

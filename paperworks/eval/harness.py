@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from paperworks.core.budget import Limits, Usage
-from paperworks.core.errors import UserError
+from paperworks.core.errors import UserError, one_line
 from paperworks.core.lock import RunLock
 from paperworks.core.runs import RunDir, now_iso
 from paperworks.core.seeding import seed_everything
@@ -27,6 +27,8 @@ from paperworks.eval.suite import open_suite, unavailable_scorers, without_score
 
 JUDGED = {"judge"}
 """Scorers that need ``--judge-model``."""
+MAX_PAIRS = 1_000_000
+"""Most (sample, epoch) pairs one eval may hold."""
 
 
 @dataclass
@@ -115,6 +117,9 @@ def create_eval(args: EvalArgs) -> RunDir:
     limits = Limits(time_s=pick(args.time_limit, "time_s"), working_time_s=pick(args.working_limit, "working_time_s"),
                     tokens=pick(args.token_limit, "tokens"), cost=pick(args.cost_limit, "cost")).validate()
     epochs = args.epochs if args.epochs is not None else suite.spec.epochs
+    if len(samples) * epochs > MAX_PAIRS:  # the (sample, epoch) list is built in memory: refuse, don't hang
+        raise UserError(f"--epochs {epochs} × {len(samples)} samples is {len(samples) * epochs:,} sample runs; "
+                        f"at most {MAX_PAIRS:,} per eval")
     root = Path(args.log_dir) if args.log_dir else None
     return RunDir.create(f"eval-{suite.spec.name}", {
         "kind": "eval", "suite": suite.spec.name, "suite_version": suite.spec.version,
@@ -164,15 +169,21 @@ def pending_work(run: RunDir, log: SamplesLog) -> tuple[EvalSetup, list[tuple[An
     record = run.read_record()
     if record.get("kind") != "eval":
         raise UserError(f"{run.path} is not an evaluation run")
-    setup = EvalSetup.from_record(run.path, record)
+    try:
+        setup = EvalSetup.from_record(run.path, record)
+        sample_ids = [str(i) for i in record["sample_ids"]]
+        int(record["epochs"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a hand-edited or damaged run.json
+        what = f"field {exc}" if isinstance(exc, KeyError) else one_line(exc)
+        raise UserError(f"{run.record_path}: not a usable eval record ({what}); start a new eval") from exc
     by_id = {s.id: s for s in setup.suite.samples}
-    missing = [i for i in record["sample_ids"] if i not in by_id]
+    missing = [i for i in sample_ids if i not in by_id]
     if missing:
         raise UserError(f"suite '{setup.suite.spec.name}' changed since the run began: samples {missing[:5]} are gone")
     log.repair()
     done = log.read()
     finished = {(r.id, r.epoch) for r in done}
-    todo = [(by_id[i], e) for i in record["sample_ids"] for e in range(1, setup.epochs + 1) if (i, e) not in finished]
+    todo = [(by_id[i], e) for i in sample_ids for e in range(1, setup.epochs + 1) if (i, e) not in finished]
     return setup, todo, done
 
 

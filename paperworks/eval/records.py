@@ -8,17 +8,35 @@ On disk, an eval run directory (``runs/<stamp>_eval-<suite>_<id>/``) holds:
 - ``events.jsonl``  node/model/tool events; each carries ``"sample": "<id>#<epoch>"``.
 - ``results.json``  ``Results``: metrics with standard errors, error counts, usage, timing.
 - ``checkpoints.sqlite`` LangGraph checkpoints, one thread per (sample, epoch): ``"<id>#<epoch>"``.
-- ``artifacts/<id>#<epoch>/`` each sample's artifacts.
+- ``artifacts/<id>#<epoch>/`` each sample's artifacts (``folder_name``: an id that is not a plain file name,
+  e.g. ``../x`` or ``a/b``, gets a sanitised name with a hash, so no sample writes outside its folder).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from paperworks.core.scoring import Sample, Score
 
-__all__ = ["ERROR_KINDS", "Metric", "Results", "Sample", "SampleRecord", "Score"]
+__all__ = ["ERROR_KINDS", "Metric", "Results", "Sample", "SampleRecord", "Score", "folder_name"]
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.#+=@-]{0,150}")
+
+
+def folder_name(key: str) -> str:
+    """A single, safe path component for a sample's ``<id>#<epoch>`` key (its artifact folder).
+
+    Sample ids come from the suite's data: ``../../x``, ``/abs/path``, ``a/b`` or control characters must not
+    reach the file system as a path. A plain key is used as it is; any other is replaced by its safe
+    characters plus a hash of the whole key (distinct keys keep distinct folders)."""
+    if _PLAIN_NAME.fullmatch(key) and not key.endswith("."):
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    safe = re.sub(r"[^A-Za-z0-9_.#+=@-]+", "-", key).strip("-.")[:100]
+    return f"{safe}~{digest}" if safe else f"sample~{digest}"
 
 
 ERROR_KINDS = ("model_error", "limit_exceeded", "step_limit", "tool_error", "input_error", "scorer_error",

@@ -16,7 +16,7 @@ from paperworks.core.budget import Budget, Limits, current_budget
 from paperworks.core.errors import one_line
 from paperworks.core.events import EventLog, current_events
 from paperworks.core.runs import now_iso
-from paperworks.eval.records import SampleRecord, Score
+from paperworks.eval.records import SampleRecord, Score, folder_name
 from paperworks.eval.scorers import ScoreContext, extract_answer, get_scorer
 from paperworks.eval.suite import Suite, load_suite, open_suite, without_scorers
 from paperworks.workflows.context import RunContext
@@ -78,7 +78,7 @@ async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, even
             retries += 1
 
     log.listeners = [*log.listeners, count_retries]
-    artifact_dir = setup.run_dir / "artifacts" / key
+    artifact_dir = setup.run_dir / "artifacts" / folder_name(key)  # never a path out of the run
     ctx = RunContext(model=setup.model, seed=setup.seed + epoch - 1, generation=dict(setup.generation),
                      cache=setup.cache, run_dir=str(setup.run_dir), artifact_dir=str(artifact_dir),
                      max_retries=setup.max_retries, timeout_s=setup.timeout_s)

@@ -10,8 +10,44 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
+from paperworks.core.errors import UserError
 from paperworks.eval.records import SampleRecord
+
+_TYPES: dict[str, Any] = {"input": dict, "scores": dict, "usage": dict, "metadata": dict, "artifacts": list,
+                          "status": str, "time_s": (int, float), "started_at": str, "finished_at": str}
+_OPTIONAL: dict[str, Any] = {"error": str, "error_kind": str, "limit": str, "working_s": (int, float),
+                             "waiting_s": (int, float)}
+
+
+def _parse(raw: bytes) -> SampleRecord | None:
+    """One line as a record, or None when it is not a well-formed one."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return record_from(data)
+
+
+def record_from(data: Any) -> SampleRecord | None:
+    """A parsed line as a ``SampleRecord``, or None unless it is an object with the record's fields, each of
+    its type (what ``view``, ``compare`` and a resume may rely on)."""
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str) or isinstance(data.get("epoch"), bool) \
+            or not isinstance(data.get("epoch"), int) or "input" not in data or "target" not in data:
+        return None
+    for name, kind in _TYPES.items():
+        if name in data and not isinstance(data[name], kind):
+            return None
+    for name, kind in _OPTIONAL.items():
+        if data.get(name) is not None and not isinstance(data[name], kind):
+            return None
+    if not all(isinstance(v, dict) for v in data.get("scores", {}).values()):
+        return None
+    try:
+        return SampleRecord.from_dict(data)
+    except TypeError:
+        return None
 
 
 class SamplesLog:
@@ -25,7 +61,10 @@ class SamplesLog:
         """Drop a torn last line (left by a kill mid-write); returns the bytes removed."""
         if not self.path.exists():
             return 0
-        data = self.path.read_bytes()
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot read the samples log ({exc.strerror or exc})") from exc
         if not data or data.endswith(b"\n"):
             return 0
         keep = data.rfind(b"\n") + 1
@@ -34,22 +73,32 @@ class SamplesLog:
         return len(data) - keep
 
     def read(self) -> list[SampleRecord]:
-        """Every complete record; a later line for the same (id, epoch) replaces an earlier one."""
+        """Every complete, well-formed record; a later line for the same (id, epoch) replaces an earlier one.
+
+        A line that is not a JSON object of a ``SampleRecord`` (torn, garbage, undecodable bytes, a field of
+        the wrong type) is skipped: the view shows what is intact, and a resumed eval runs that sample again."""
         records: dict[tuple[str, int], SampleRecord] = {}
         if not self.path.exists():
             return []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                rec = SampleRecord.from_dict(json.loads(line))
-            except (json.JSONDecodeError, TypeError):
-                continue
-            records[(rec.id, rec.epoch)] = rec
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot read the samples log ({exc.strerror or exc})") from exc
+        for raw in data.split(b"\n"):
+            rec = _parse(raw)
+            if rec is not None:
+                records[(rec.id, rec.epoch)] = rec
         return list(records.values())
 
     def append(self, record: SampleRecord) -> None:
         """Append one record durably."""
-        line = json.dumps(record.to_dict(), ensure_ascii=False, default=str) + "\n"
-        with self._lock, open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(line)
+        data = record.to_dict()
+        line = json.dumps(data, ensure_ascii=False, default=str) + "\n"
+        try:
+            encoded = line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (from a model's reply, a tool): escaped, still valid JSON
+            encoded = (json.dumps(data, ensure_ascii=True, default=str) + "\n").encode("ascii")
+        with self._lock, open(self.path, "ab") as fh:
+            fh.write(encoded)
             fh.flush()
             os.fsync(fh.fileno())

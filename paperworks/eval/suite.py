@@ -239,11 +239,16 @@ def _load_rows(path: Path, spec: SuiteSpec, templates: dict[str, _Template], wor
             continue
         where = f"{shown}:{lineno}"
         try:
-            row = json.loads(line)
+            row = json.loads(line, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise UserError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from exc
+        except RecursionError as exc:
+            raise UserError(f"{where}: invalid JSON (nested too deeply)") from exc
+        except ValueError as exc:  # NaN/Infinity, or an integer too long to convert
+            raise UserError(f"{where}: invalid JSON ({' '.join(str(exc).split())[:160]})") from exc
         if not isinstance(row, dict):
             raise UserError(f"{where}: expected a JSON object, got {json_type(row)}")
+        _check_unicode(row, where)
         sample_id = _sample_id(row, spec.id_field, path, lineno, where)
         if sample_id in first_at:
             first = first_at[sample_id]
@@ -270,6 +275,23 @@ def _load_rows(path: Path, spec: SuiteSpec, templates: dict[str, _Template], wor
     if not samples:
         raise UserError(f"{shown}: no rows (the file is empty; expected one JSON object per line)")
     return samples
+
+
+def _check_unicode(row: dict[str, Any], where: str) -> None:
+    """A ``\\ud800``-style escape decodes to a lone UTF-16 surrogate, which no UTF-8 file can hold: such a
+    row would fail when its record is written, mid-run. It is refused here, naming the text."""
+    try:
+        json.dumps(row, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else ""
+        raise UserError(f"{where}: invalid JSON (a lone UTF-16 surrogate {bad.encode('unicode_escape').decode()!s}"
+                        " is not a character)") from exc
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON: a row holding one is refused (a NaN target
+    would silently fail every answer)."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _sample_id(row: dict[str, Any], id_field: str | None, path: Path, lineno: int, where: str) -> str:

@@ -29,6 +29,7 @@ from paperworks.eval.groups import group_tables, split_metrics
 from paperworks.eval.metrics import group_rich_tables
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.report_assets import render_page
+from paperworks.eval.samples_log import record_from
 from paperworks.eval.transcript import build_transcript, transcript_rows
 
 FIELD_CHARS = 4000
@@ -115,10 +116,8 @@ def load_run(run_dir: Path) -> EvalRun:
     run = EvalRun(run_dir, record, results)
     by_key: dict[str, SampleRecord] = {}
     for obj in _jsonl(run_dir / "samples.jsonl"):
-        try:
-            sample = SampleRecord.from_dict(obj or {})  # a missing id or epoch raises TypeError
-            sample.epoch = int(sample.epoch)
-        except (TypeError, ValueError):
+        sample = record_from(obj)  # None for a line that is not a well-formed record (fields of wrong types)
+        if sample is None:
             run.skipped_lines += 1
             continue
         by_key[sample.key] = sample
@@ -334,8 +333,11 @@ def _table(header: list[str] | None, rows: list[list[str]]) -> str:
 
 def write_report(run: EvalRun, out: Path | None = None) -> Path:
     """Write the run's self-contained HTML report (default ``<run_dir>/report.html``); returns its path."""
-    out = Path(out) if out is not None else run.path / "report.html"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = check_report_path(Path(out) if out is not None else run.path / "report.html")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot create its folder ({exc.strerror or exc})") from exc
     images = _Images(run.path, out.parent)
     samples = [_sample_data(s, run.events.get(s.key, []), images) for s in run.samples]
     parts = [_table(None, [[label, text] for label, text in _facts(run)])]
@@ -363,6 +365,23 @@ def write_report(run: EvalRun, out: Path | None = None) -> Path:
     title = f"{run.record.get('suite', 'eval')} · {run.record.get('model', '')} · {run.path.name}"
     page = render_page(title=title, header_html="\n".join(parts), data={"samples": samples})
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, out)
+    except OSError as exc:  # an unwritable folder, a full disk: one line, and no half-written file left
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"--out {out}: cannot write the report ({exc.strerror or exc})") from exc
+    return out
+
+
+def check_report_path(out: Path) -> Path:
+    """``out`` as a report file path, or a one-line ``UserError`` (a folder, or under a file), checked before
+    anything is printed or written."""
+    if out.is_dir():
+        raise UserError(f"--out {out}: is a folder; give the HTML file to write, e.g. {out / 'report.html'}")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UserError(f"--out {out}: {parent} is a file, not a folder")
+            break
     return out

@@ -115,13 +115,16 @@ def store_blob(data: Any) -> str | None:
 
 
 def read_events(path: Path) -> list[dict[str, Any]]:
-    """All events of a log; a torn last line (the process was killed mid-write) is skipped."""
+    """All events of a log; a torn last line (the process was killed mid-write), a damaged line (bytes that
+    are not UTF-8, JSON nested too deeply) and any line that is not a JSON object are skipped."""
     events: list[dict[str, Any]] = []
-    if not path.exists():
+    if not path.is_file():
         return events
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_bytes().decode("utf-8", "replace").splitlines():
         try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
             continue
+        if isinstance(event, dict):
+            events.append(event)
     return events

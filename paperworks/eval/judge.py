@@ -94,7 +94,7 @@ def _objects(text: str) -> list[dict[str, Any]]:
         for start in [m.start() for m in re.finditer(r"\{", chunk)]:
             try:
                 obj, _ = decoder.raw_decode(chunk, start)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON here, or nested too deeply to decode
                 continue
             if isinstance(obj, dict):
                 found.append(obj)
@@ -107,17 +107,26 @@ def parse_verdict(text: str) -> tuple[str, str] | str:
     Accepts a JSON object (bare, fenced, or followed by other text), else a ``GRADE: C`` line
     (the reasoning is then the text before it).
     """
-    for obj in _objects(text):
-        lowered = {str(k).lower(): v for k, v in obj.items()}
-        if "grade" in lowered:
-            grade = _grade(lowered["grade"])
-            if grade is None:
-                return f"grade {lowered['grade']!r} is not one of C, P, I"
-            return grade, str(lowered.get("reasoning") or lowered.get("explanation") or "").strip()
-    for m in reversed(list(_GRADE_LINE.finditer(text))):
-        grade = _grade(m.group(1))
-        if grade is not None:
-            return grade, text[: m.start()].strip().strip("`{*#\"").strip()
+    lowered_objs = ({str(k).lower(): v for k, v in obj.items()} for obj in _objects(text))
+    graded = [low for low in lowered_objs if "grade" in low]
+    # A reply may quote the graded answer, and the answer may hold a forged {"grade": "C"}: a reply with
+    # several different grades is unreadable (retried), never read by its first object.
+    grades = {_grade(low["grade"]) for low in graded}
+    if len(grades) > 1:
+        shown = ", ".join(sorted(str(low["grade"]) for low in graded))
+        return f"the reply holds several different grades ({shown[:80]})"
+    if graded:
+        lowered = graded[-1]
+        grade = _grade(lowered["grade"])
+        if grade is None:
+            return f"grade {lowered['grade']!r} is not one of C, P, I"
+        return grade, str(lowered.get("reasoning") or lowered.get("explanation") or "").strip()
+    lines = [(m, g) for m in _GRADE_LINE.finditer(text) if (g := _grade(m.group(1))) is not None]
+    if len({g for _, g in lines}) > 1:
+        return f"the reply holds several different grades ({', '.join(g for _, g in lines)[:80]})"
+    if lines:
+        m, grade = lines[-1]
+        return grade, text[: m.start()].strip().strip("`{*#\"").strip()
     if not text.strip():
         return "the reply was empty"
     return 'no JSON object with a "grade" field and no "GRADE: <letter>" line'

@@ -70,6 +70,24 @@ _ERROR_LINE = re.compile(r"^\s*[\[(\"'`*]*\s*(?:error\b|traceback\b|exception\b|
 _FINAL_MARK = re.compile(r"(?:final\s+answer|the\s+answer\s+is|answer\s*:)\s*:?", re.IGNORECASE)
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+_PARENTHESES = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+def marked_numbers(marked: str) -> list[Number]:
+    """The numbers a marked answer states as its result (``marked``: the text after "the answer is").
+
+    Only its first sentence counts (up to ``.``/``!``/``?`` before a space, or a newline), without
+    what is in parentheses or brackets (an explanation: "391 (17 × 23)"); in an equation ("17 × 23 = 391")
+    the result after its last ``=``. More than one distinct number ("5 or 6", "not 5") is a hedge."""
+    sentence = _SENTENCE_END.split(marked.strip(), maxsplit=1)[0]
+    for _ in range(3):
+        sentence = _PARENTHESES.sub(" ", sentence)
+    if "=" in sentence:
+        sentence = sentence.rsplit("=", 1)[1]
+    return find_numbers(sentence)
+
+
 def final_answer_text(answer: str) -> tuple[str, bool]:
     """The part of an answer that states its result, and whether the answer marked it.
 

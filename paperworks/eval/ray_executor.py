@@ -31,6 +31,7 @@ def _sample_task(run_dir: str, sample: dict[str, Any], epoch: int) -> dict[str, 
     set_offline_env()
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+    from paperworks.eval.records import folder_name
     from paperworks.eval.sample_runner import run_sample
 
     run = RunDir(Path(run_dir))
@@ -40,7 +41,8 @@ def _sample_task(run_dir: str, sample: dict[str, Any], epoch: int) -> dict[str, 
     folder.mkdir(exist_ok=True)
 
     async def go() -> SampleRecord:
-        async with AsyncSqliteSaver.from_conn_string(str(folder / f"{smp.id}#{epoch}.sqlite")) as saver:
+        db = folder / f"{folder_name(f'{smp.id}#{epoch}')}.sqlite"  # a sample id is never a path
+        async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
             graph = setup.spec.build_graph(setup.workflow_config).compile(checkpointer=saver)
             return await run_sample(setup, graph, smp, epoch, run.events())
 

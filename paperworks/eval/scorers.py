@@ -25,6 +25,7 @@ from paperworks.eval.numbers import (  # noqa: F401  (find_numbers, target_numbe
     close_to,
     final_answer_text,
     find_numbers,
+    marked_numbers,
     target_number,
 )
 from paperworks.eval.records import Sample, Score
@@ -207,7 +208,15 @@ async def exact(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *, 
                  explanation=None if passed else f"{got!r} != {' | '.join(repr(t) for t in targets)}")
 
 
-@register_scorer("includes", check=_needs_target("includes"))
+def _check_includes(sample: Sample, args: dict[str, Any]) -> None:
+    """An empty target is in every answer: a one-line error naming the row, not a pass for everything."""
+    if any(not t.strip() for t in _alternatives(_require_target(sample, "includes"))):
+        where = f" ({sample.source})" if sample.source else ""
+        raise UserError(f"sample '{sample.id}'{where}: scorer 'includes' needs a non-empty target, "
+                        f"got {sample.target!r}")
+
+
+@register_scorer("includes", check=_check_includes)
 async def includes(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *,
                    case_sensitive: bool = False) -> Score:
     """The target occurs in the answer, case-insensitively by default (a list target: any of its items)."""
@@ -238,6 +247,13 @@ async def numeric(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *
             else "no number in answer"
         return Score(value=0.0, passed=False, answer=answer, explanation=why)
     got = numbers[-1] if pick == "last" and not marked else numbers[0]  # "the answer is N, ...": N
+    if marked:
+        stated = marked_numbers(final)
+        if len({(n.value, n.percent) for n in stated}) > 1:  # "the answer is 5 or 6", "not 5; it is 7"
+            shown = ", ".join(f"{n.value:g}" for n in stated[:5])
+            return Score(value=0.0, passed=False, answer=answer,
+                         explanation=f"the answer states several numbers after its answer mark ({shown})")
+        got = stated[0] if stated else got
     passed = close_to(got, target, float(rel_tol), float(abs_tol))
     shown = f"{got.value:g}{'%' if got.percent else ''}"
     explanation = f"{shown} == {target:g}" if passed else f"|{got.value:g} - {target:g}| > tolerance"

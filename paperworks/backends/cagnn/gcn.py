@@ -65,6 +65,8 @@ class ContextSelector:
 
     def select(self, g: TaskGraph) -> int:
         """The learned task whose context is nearest to this graph's."""
+        if not self.prototypes:
+            raise UserError("ContextSelector.select: no task learned yet (call add first)")
         c = graph_context(g.x, g.adj)
         return int(torch.stack(self.prototypes).sub(c).pow(2).sum(1).argmin())
 

@@ -25,11 +25,19 @@ def _check(start: int, end: int, length: int, k: int = 1) -> None:
 def sample(logits: torch.Tensor, temperature: float, gen: torch.Generator, forbid: int | None = None) -> torch.Tensor:
     """One token per row of ``logits`` [..., V]: from ``softmax(logits / temperature)``, or the argmax at 0;
     token ``forbid`` (the ``MASK`` id) is never drawn."""
-    if temperature < 0:
-        raise UserError(f"temperature must be >= 0, got {temperature}")
+    if not 0 <= temperature < float("inf"):  # also rejects NaN, which made every probability NaN
+        raise UserError(f"temperature must be finite and >= 0, got {temperature}")
+    if logits.dim() < 1 or logits.shape[-1] == 0 or not logits.is_floating_point():
+        raise UserError(f"logits must be a float tensor [..., V] with V >= 1, got {logits.dtype} {tuple(logits.shape)}")
+    if forbid is not None and not 0 <= forbid < logits.shape[-1]:
+        raise UserError(f"forbid must be a token id in [0, {logits.shape[-1]}), got {forbid}")
+    if bool(torch.isnan(logits).any()):
+        raise UserError("logits contain NaN")
     if forbid is not None:
         logits = logits.clone()
         logits[..., forbid] = float("-inf")
+    if logits.numel() and not bool((logits > float("-inf")).any(-1).all()):
+        raise UserError("every token of some row is ruled out (all logits -inf after forbidding the mask id)")
     if temperature == 0:
         return logits.argmax(-1)
     probs = torch.softmax(logits.float() / temperature, -1)

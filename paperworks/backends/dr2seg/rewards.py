@@ -33,11 +33,13 @@ def iou(a: Mask, b: Mask) -> float:
 
 
 def split(tokens: list[str]) -> tuple[list[str], int | None]:
-    """Description words and the pointed object index (None when the sequence has no pointer)."""
+    """Description words and the pointed object index (None when the sequence has no pointer, or when the
+    pointer is malformed: ``@`` not followed by a non-negative integer, e.g. ``@-1`` or ``@x``)."""
     words: list[str] = []
     for t in tokens:
         if t.startswith("@"):
-            return words, int(t[1:])
+            digits = t[1:]
+            return words, int(digits) if digits.isascii() and digits.isdigit() else None
         words.append(t)
     return words, None
 
@@ -74,8 +76,8 @@ class RewardWeights:
     def __post_init__(self) -> None:
         for name in ("iou", "self_contained", "length"):
             v = getattr(self, name)
-            if not v >= 0:
-                raise UserError(f"dr2seg reward weight '{name}' must be >= 0, got {v}")
+            if not 0 <= v < float("inf"):
+                raise UserError(f"dr2seg reward weight '{name}' must be finite and >= 0, got {v}")
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,8 @@ def reward(scene: Scene, tokens: list[str], weights: RewardWeights, max_words: i
         raise UserError(f"dr2seg: max_words must be >= 1, got {max_words}")
     gt = scene.objects[scene.target].cells()
     words, ptr = split(tokens)
-    r_iou = iou(scene.objects[ptr].cells(), gt) if ptr is not None and ptr < len(scene.objects) else 0.0
+    ok = ptr is not None and 0 <= ptr < len(scene.objects)  # a negative index must not pick the last object
+    r_iou = iou(scene.objects[ptr].cells(), gt) if ok and ptr is not None else 0.0
     r_self = iou(segment_description(scene, words), gt)
     r_len = max(0.0, 1.0 - len(words) / max_words) if r_self == 1.0 else 0.0
     total = weights.iou * r_iou + weights.self_contained * r_self + weights.length * r_len

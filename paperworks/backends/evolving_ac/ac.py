@@ -68,8 +68,11 @@ def run_actor_critic(mdp: MDP, policy: SoftmaxPolicy, phi: np.ndarray, schedule:
     if T < 1 or n_runs < 1 or cfg.n_eval < 1:
         raise UserError(f"run_actor_critic: need T, n_runs, n_eval >= 1; got {T}, {n_runs}, {cfg.n_eval}")
     phi = np.asarray(phi, dtype=float)
-    if phi.shape[0] != mdp.n_states:
-        raise UserError(f"critic features: expected {mdp.n_states} rows (states), got {phi.shape}")
+    if policy.Psi.shape[:2] != (mdp.n_states, mdp.n_actions):
+        raise UserError(f"policy features are for {policy.Psi.shape[:2]} (states, actions); the MDP has "
+                        f"{(mdp.n_states, mdp.n_actions)}")
+    if phi.ndim != 2 or phi.shape[0] != mdp.n_states or not np.all(np.isfinite(phi)):
+        raise UserError(f"critic features: expected finite ({mdp.n_states}, k) (one row per state), got {phi.shape}")
     rng = np.random.default_rng(seed)
     root = np.sqrt(T)
     alpha, beta, gamma, zeta = cfg.alpha0 / root, cfg.beta0 / root, cfg.gamma0 / root, cfg.zeta0 / root

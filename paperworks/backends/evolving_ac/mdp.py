@@ -34,6 +34,21 @@ class MDP:
     B: np.ndarray
     """Shaping tables ``(m, S, A)``: ``r_psi = R + sum_j psi_j B[j]``."""
 
+    def __post_init__(self) -> None:
+        self.P, self.R, self.B = (np.asarray(x, dtype=float) for x in (self.P, self.R, self.B))
+        if self.P.ndim != 3 or self.P.shape[0] != self.P.shape[2] or self.P.shape[0] < 1 or self.P.shape[1] < 1:
+            raise UserError(f"MDP: P must have shape (S, A, S), got {self.P.shape}")
+        s, a = self.P.shape[:2]
+        if self.R.shape != (s, a):
+            raise UserError(f"MDP: R must have shape ({s}, {a}), got {self.R.shape}")
+        if self.B.ndim != 3 or self.B.shape[1:] != (s, a):
+            raise UserError(f"MDP: B must have shape (m, {s}, {a}), got {self.B.shape}")
+        for name in ("P", "R", "B"):
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise UserError(f"MDP: {name} contains NaN or infinity")
+        if np.any(self.P < 0) or not np.allclose(self.P.sum(-1), 1.0, atol=1e-8):
+            raise UserError("MDP: every row P[s, a, :] must be a probability distribution (>= 0, summing to 1)")
+
     @property
     def n_states(self) -> int:
         return int(self.P.shape[0])
@@ -46,7 +61,10 @@ class MDP:
         """The reward table ``(S, A)`` for parameters ``psi`` (``None`` = base rewards)."""
         if psi is None:
             return self.R
-        return self.R + np.tensordot(np.asarray(psi, dtype=float), self.B, axes=1)
+        p = np.asarray(psi, dtype=float)
+        if p.shape != (self.B.shape[0],) or not np.all(np.isfinite(p)):
+            raise UserError(f"MDP.reward: psi must be {self.B.shape[0]} finite numbers, got shape {p.shape}")
+        return self.R + np.tensordot(p, self.B, axes=1)
 
 
 def random_mdp(n_states: int, n_actions: int, n_shaping: int = 2, concentration: float = 1.0,
@@ -67,8 +85,10 @@ class SoftmaxPolicy:
 
     def __init__(self, features: np.ndarray) -> None:
         f = np.asarray(features, dtype=float)
-        if f.ndim != 3:
+        if f.ndim != 3 or 0 in f.shape:
             raise UserError(f"SoftmaxPolicy: features must have shape (S, A, k), got {f.shape}")
+        if not np.all(np.isfinite(f)):
+            raise UserError("SoftmaxPolicy: features contain NaN or infinity")
         self.Psi = f
 
     @classmethod
@@ -88,6 +108,9 @@ class SoftmaxPolicy:
 
     def probs(self, theta: np.ndarray) -> np.ndarray:
         """``pi(a|s)`` as ``(S, A)`` for one ``theta`` ``(k,)``."""
+        theta = np.asarray(theta, dtype=float)
+        if theta.shape != (self.dim,) or not np.all(np.isfinite(theta)):
+            raise UserError(f"SoftmaxPolicy: theta must be {self.dim} finite numbers, got shape {theta.shape}")
         logits = self.Psi @ theta
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
@@ -99,9 +122,21 @@ class SoftmaxPolicy:
         return self.Psi - np.einsum("sa,sak->sk", pi, self.Psi)[:, None, :]
 
 
+def _check_pair(mdp: MDP, policy: SoftmaxPolicy, reward: np.ndarray | None = None) -> None:
+    """The policy's features and the reward table fit the MDP's ``(S, A)``."""
+    sa = (mdp.n_states, mdp.n_actions)
+    if policy.Psi.shape[:2] != sa:
+        raise UserError(f"policy features are for {policy.Psi.shape[:2]} (states, actions); the MDP has {sa}")
+    if reward is not None:
+        r = np.asarray(reward)
+        if r.shape != sa or not np.all(np.isfinite(r)):
+            raise UserError(f"reward table must be {sa} finite numbers, got shape {r.shape}")
+
+
 def regularised_reward(mdp: MDP, policy: SoftmaxPolicy, theta: np.ndarray, psi: np.ndarray | None,
                        tau: float) -> np.ndarray:
     """The reward table ``R + psi . B - tau log pi_theta(a|s)`` ``(S, A)``."""
+    _check_pair(mdp, policy)
     table = mdp.reward(psi)
     if tau:
         table = table - tau * np.log(policy.probs(theta))
@@ -121,6 +156,7 @@ def stationary(P_pi: np.ndarray) -> np.ndarray:
 
 def average_reward(mdp: MDP, policy: SoftmaxPolicy, theta: np.ndarray, reward: np.ndarray) -> float:
     """``J(theta) = sum_s d(s) sum_a pi(a|s) r(s, a)`` for the reward table ``(S, A)``."""
+    _check_pair(mdp, policy, reward)
     pi = policy.probs(theta)
     d = stationary(np.einsum("sa,sat->st", pi, mdp.P))
     return float(d @ (pi * reward).sum(1))
@@ -129,6 +165,7 @@ def average_reward(mdp: MDP, policy: SoftmaxPolicy, theta: np.ndarray, reward: n
 def differential_values(mdp: MDP, policy: SoftmaxPolicy, theta: np.ndarray,
                         reward: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """Stationary law ``d``, average reward ``J`` and differential values ``V`` (with ``d . V = 0``)."""
+    _check_pair(mdp, policy, reward)
     pi = policy.probs(theta)
     P_pi = np.einsum("sa,sat->st", pi, mdp.P)
     d = stationary(P_pi)

@@ -12,6 +12,7 @@ gradients are constants (first order).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from paperworks.backends._validate import BackendInputError
 from paperworks.backends.gradmem.read import MemoryReader, full_precision, with_memory
 
 OPTIMISERS = ("sgd", "momentum", "adam")
@@ -77,6 +79,44 @@ def reconstruction_loss(model: Any, memory: Tensor, ctx_embeds: Tensor, ctx_ids:
     return (tok * maskf).sum(1) / maskf.sum(1).clamp(min=1.0)
 
 
+def _check_config(cfg: GradMemConfig) -> None:
+    """One-line errors for settings that would crash deep inside the model or silently write garbage."""
+    if isinstance(cfg.n_mem, bool) or not isinstance(cfg.n_mem, int) or cfg.n_mem < 1:
+        raise BackendInputError(f"GradMemConfig.n_mem must be an integer >= 1, got {cfg.n_mem!r}")
+    if isinstance(cfg.steps, bool) or not isinstance(cfg.steps, int) or cfg.steps < 0:
+        raise BackendInputError(f"GradMemConfig.steps must be an integer >= 0, got {cfg.steps!r}")
+    for name in ("inner_lr", "momentum", "beta2", "init_std"):
+        v = getattr(cfg, name)
+        if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise BackendInputError(f"GradMemConfig.{name} must be a finite number >= 0, got {v!r}")
+    if cfg.clip_norm is not None and (not isinstance(cfg.clip_norm, (int, float)) or not math.isfinite(cfg.clip_norm)
+                                      or cfg.clip_norm <= 0):
+        raise BackendInputError(f"GradMemConfig.clip_norm must be None or a finite number > 0, got {cfg.clip_norm!r}")
+    if cfg.optimiser == "adam" and not (cfg.momentum < 1 and cfg.beta2 < 1):
+        raise BackendInputError("GradMemConfig: adam needs momentum (beta1) and beta2 below 1")
+
+
+def _check_write(gm: GradMem, ctx_ids: Tensor, ctx_mask: Tensor | None, steps: int, lr: float,
+                 memory: Tensor | None) -> None:
+    if ctx_ids.dim() != 2 or ctx_ids.shape[0] == 0 or ctx_ids.shape[1] == 0:
+        raise BackendInputError(f"ctx_ids must be a non-empty (batch, length) tensor, got {tuple(ctx_ids.shape)}")
+    if ctx_ids.is_floating_point() or ctx_ids.dtype == torch.bool:
+        raise BackendInputError(f"ctx_ids must hold integer token ids, got {ctx_ids.dtype}")
+    vocab = gm.model.get_input_embeddings().weight.shape[0]
+    lo, hi = int(ctx_ids.min()), int(ctx_ids.max())
+    if lo < 0 or hi >= vocab:
+        raise BackendInputError(f"ctx_ids hold {lo}..{hi}, outside the vocabulary 0..{vocab - 1}")
+    if ctx_mask is not None and tuple(ctx_mask.shape) != tuple(ctx_ids.shape):
+        raise BackendInputError(f"ctx_mask has shape {tuple(ctx_mask.shape)}; expected {tuple(ctx_ids.shape)}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise BackendInputError(f"steps must be an integer >= 0, got {steps!r}")
+    if not isinstance(lr, (int, float)) or not math.isfinite(lr) or lr < 0:
+        raise BackendInputError(f"lr must be a finite number >= 0, got {lr!r}")
+    want = (ctx_ids.shape[0], gm.cfg.n_mem, gm.mem0.shape[1])
+    if memory is not None and tuple(memory.shape) != want:
+        raise BackendInputError(f"memory has shape {tuple(memory.shape)}; expected {want}")
+
+
 def _clip(g: Tensor, max_norm: float | None) -> Tensor:
     if max_norm is None:
         return g
@@ -97,11 +137,14 @@ class GradMem(MemoryReader, nn.Module):
         self.cfg = cfg or GradMemConfig()
         if self.cfg.optimiser not in OPTIMISERS:
             raise ValueError(f"GradMemConfig.optimiser must be one of {OPTIMISERS}, got {self.cfg.optimiser!r}")
+        _check_config(self.cfg)
         d = model.get_input_embeddings().weight.shape[1]
         if init is None:
             init = torch.randn(self.cfg.n_mem, d) * self.cfg.init_std
         if tuple(init.shape) != (self.cfg.n_mem, d):
             raise ValueError(f"initial memory must be ({self.cfg.n_mem}, {d}), got {tuple(init.shape)}")
+        if not bool(torch.isfinite(init).all()):
+            raise BackendInputError("initial memory contains NaN or infinity")
         w = model.get_input_embeddings().weight
         self.mem0 = nn.Parameter(init.detach().clone().to(device=w.device, dtype=w.dtype))
 
@@ -121,6 +164,7 @@ class GradMem(MemoryReader, nn.Module):
         cfg = self.cfg
         k_steps = cfg.steps if steps is None else steps
         step_lr = cfg.inner_lr if lr is None else lr
+        _check_write(self, ctx_ids, ctx_mask, k_steps, step_lr, memory)
         if ctx_mask is None:
             ctx_mask = torch.ones_like(ctx_ids)
         keep = create_graph or first_order_graph

@@ -22,6 +22,13 @@ def observe(field: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
     Exact at grid points; differentiable in ``pos`` (and in ``field``)."""
     import torch
 
+    if field.dim() < 2 or field.shape[-1] != field.shape[-2] or field.shape[-1] == 0:
+        raise UserError(f"observe: field must be (..., N, N), got {tuple(field.shape)}")
+    if pos.dim() < 2 or pos.shape[-1] != 2 or tuple(pos.shape[:-2]) != tuple(field.shape[:-2]):
+        raise UserError(f"observe: pos must be (..., K, 2) with the field's leading shape {tuple(field.shape[:-2])}, "
+                        f"got {tuple(pos.shape)}")
+    if pos.device.type != "meta" and not bool(torch.isfinite(pos).all()):
+        raise UserError("observe: pos contains NaN or infinity")
     n = field.shape[-1]
     lead = field.shape[:-2]
     flat = field.reshape(-1, n * n)

@@ -14,15 +14,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from paperworks.core.errors import UserError
+from paperworks.backends._validate import BackendInputError as UserError  # a UserError and a ValueError
 
 
 def _as_samples(x: np.ndarray, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
+    raw = np.asarray(x)
+    if not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)) or raw.dtype == np.bool_:
+        raise UserError(f"{name}: expected real numbers, got dtype {raw.dtype}")
+    a = raw.astype(float)
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2 or a.shape[0] == 0:
         raise UserError(f"{name}: expected a non-empty array of shape (samples,) or (samples, dim), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise UserError(f"{name}: contains NaN or infinity")
     return a
 
 
@@ -31,8 +36,10 @@ def w2_1d(x: np.ndarray, y: np.ndarray) -> float:
 
     Equal sizes: ``sqrt(mean((sort x - sort y)^2))``. Unequal: the monotone (quantile) coupling, integrating
     ``(F_x^-1(u) - F_y^-1(u))^2`` over the union of both step functions' breakpoints."""
-    xs = np.sort(_as_samples(x, "x").ravel())
-    ys = np.sort(_as_samples(y, "y").ravel())
+    a, b = _as_samples(x, "x"), _as_samples(y, "y")
+    if a.shape[1] != 1 or b.shape[1] != 1:
+        raise UserError(f"w2_1d: expected 1-D samples, got shapes {np.shape(x)} and {np.shape(y)} (use sliced_w2)")
+    xs, ys = np.sort(a.ravel()), np.sort(b.ravel())
     if xs.size == ys.size:
         return float(np.sqrt(np.mean((xs - ys) ** 2)))
     q = np.unique(np.concatenate([np.linspace(0.0, 1.0, xs.size + 1), np.linspace(0.0, 1.0, ys.size + 1)]))
@@ -49,7 +56,7 @@ def sliced_w2(x: np.ndarray, y: np.ndarray, n_projections: int = 128, seed: int 
     a, b = _as_samples(x, "x"), _as_samples(y, "y")
     if a.shape[1] != b.shape[1]:
         raise UserError(f"sliced_w2: dimensions differ ({a.shape[1]} vs {b.shape[1]})")
-    if n_projections < 1:
+    if isinstance(n_projections, bool) or not isinstance(n_projections, (int, np.integer)) or n_projections < 1:
         raise UserError(f"sliced_w2: n_projections must be >= 1, got {n_projections}")
     if a.shape[1] == 1:
         return w2_1d(a, b)

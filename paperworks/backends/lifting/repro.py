@@ -87,6 +87,16 @@ def _model(kind: str, dim: int, label_dim: int, cfg: LiftingReproConfig) -> torc
     return LiftedMLP(dim, label_dim if kind == "lifted" else 0, cfg.width, cfg.depth)
 
 
+def _per_time_or_inf(metric: Any, gen: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """:func:`per_time`, with +inf at the times where a diverged rollout holds NaN or infinity (the metrics
+    reject non-finite samples)."""
+    ok = np.isfinite(gen).all(axis=(0, 2))
+    out = np.full(gen.shape[1], np.inf)
+    if ok.any():
+        out[ok] = per_time(metric, gen[:, ok], ref[:, ok])
+    return out
+
+
 def evaluate(sde: SDE, n_steps: int, kind: str, n_traj: int, label_dim: int, cfg: LiftingReproConfig,
              seed: int) -> dict[str, Any]:
     """Fit one model on ``n_traj`` simulated trajectories and compare its rollouts to the simulator's."""
@@ -101,10 +111,10 @@ def evaluate(sde: SDE, n_steps: int, kind: str, n_traj: int, label_dim: int, cfg
     with scope(f"{sde.name}/steps{n_steps}/{kind}/traj{n_traj}/labels{label_dim}/seed{seed}"):
         losses = fit(model, x, y, tc)
         gen = rollout(model, x0, n_steps, seed=seed + 1)
-        w2 = per_time(sliced_w2, gen, ref)
+        w2 = _per_time_or_inf(sliced_w2, gen, ref)
         for t, value in enumerate(w2):
             track("rollout/sliced_w2", value, t)
-    ed = per_time(energy_distance, gen, ref)
+    ed = _per_time_or_inf(energy_distance, gen, ref)
     rel = relative_train_error(model, x, y, seed) if kind != "gaussian" else None
     return {"w2": w2.tolist(), "w2_mean": float(w2[1:].mean()), "energy": ed.tolist(),
             "energy_mean": float(ed[1:].mean()), "final_loss": losses[-1], "train_rel_err": rel,

@@ -7,12 +7,21 @@ from typing import Any
 
 import torch
 
+from paperworks.backends._validate import BackendInputError
+
 
 def gaussian_mmd2(a: torch.Tensor, b: torch.Tensor,
                   bandwidths: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)) -> torch.Tensor:
     """Biased (V-statistic) squared MMD between samples ``a`` (n, d) and ``b`` (m, d) under the sum of Gaussian
     kernels ``exp(-|x - y|^2 / (2 s^2 * mean_sq))``, each ``s`` in ``bandwidths`` scaled by the pooled mean
     squared distance (detached), so the term is scale-free."""
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[1] or a.shape[0] == 0 or b.shape[0] == 0:
+        raise BackendInputError(f"gaussian_mmd2: a and b must be non-empty (n, d) and (m, d) samples, got "
+                                f"{tuple(a.shape)} and {tuple(b.shape)}")
+    if not bandwidths or not all(s > 0 for s in bandwidths):
+        raise BackendInputError(f"gaussian_mmd2: bandwidths must be positive, got {bandwidths}")
+    if a.device.type != "meta" and not bool(torch.isfinite(a.detach()).all() and torch.isfinite(b.detach()).all()):
+        raise BackendInputError("gaussian_mmd2: samples contain NaN or infinity")
     x = torch.cat([a, b], dim=0)
     d2 = torch.cdist(x, x).pow(2)
     scale = d2.detach().mean().clamp_min(1e-8)

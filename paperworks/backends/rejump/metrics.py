@@ -103,20 +103,20 @@ def _postorder(rj: ReJump) -> tuple[list[str], list[int], list[str]]:
     labels: list[str] = []
     lml: list[int] = []
     ids: list[str] = []
-
-    def visit(n: str) -> int:
-        first = None
-        for c in rj.children[n]:
-            leftmost = visit(c)
-            if first is None:
-                first = leftmost
+    leftmost: dict[str, int] = {}  # node -> post-order index of its leftmost leaf
+    stack: list[tuple[str, bool]] = [(rj.root, False)]  # iterative: a deep chain must not hit the recursion limit
+    while stack:
+        n, expanded = stack.pop()
+        kids = rj.children[n]
+        if not expanded:
+            stack.append((n, True))
+            stack.extend((c, False) for c in reversed(kids))
+            continue
         idx = len(labels)
         labels.append(rj.nodes[n].problem)
         ids.append(n)
-        lml.append(idx if first is None else first)
-        return lml[-1]
-
-    visit(rj.root)
+        lml.append(leftmost[kids[0]] if kids else idx)
+        leftmost[n] = lml[-1]
     return labels, lml, ids
 
 
@@ -125,8 +125,8 @@ def tree_edit_distance(a: ReJump, b: ReJump, label_dist: Callable[[str, str], fl
     la, ll_a, _ = _postorder(a)
     lb, ll_b, _ = _postorder(b)
     n, m = len(la), len(lb)
-    keys_a = sorted({max(i for i in range(n) if ll_a[i] == ll_a[k]) for k in range(n)})
-    keys_b = sorted({max(j for j in range(m) if ll_b[j] == ll_b[k]) for k in range(m)})
+    keys_a = sorted({li: i for i, li in enumerate(ll_a)}.values())  # keyroots: the highest node per leftmost leaf
+    keys_b = sorted({lj: j for j, lj in enumerate(ll_b)}.values())
     td = [[0.0] * m for _ in range(n)]
     for i in keys_a:
         for j in keys_b:

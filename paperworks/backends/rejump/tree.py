@@ -77,14 +77,18 @@ class ReJump:
         for node in self.nodes.values():
             if node.parent is not None and node.parent not in self.nodes:
                 raise RejumpError(f"tree: node '{node.id}' has parent '{node.parent}', which is not a node")
+        reaches_root: set[str] = set()  # nodes already shown to reach the root: linear time on deep chains
         for node in self.nodes.values():
+            path = [node.id]
             seen = {node.id}
             cur = node.parent
-            while cur is not None:
+            while cur is not None and cur not in reaches_root:
                 if cur in seen:
                     raise RejumpError(f"tree: cycle through node '{node.id}'")
                 seen.add(cur)
+                path.append(cur)
                 cur = self.nodes[cur].parent
+            reaches_root.update(path)
         for i, step in enumerate(self.walk):
             for end in (step.src, step.dst):
                 if end not in self.nodes:

@@ -96,7 +96,13 @@ class Latency:
 
 def model_latency(stream: Stream, sim: SimResult, hw: Hardware | str, use_hints: bool = True) -> Latency:
     """Modeled TTFT and per-token decode latency of ``sim`` (a simulation of ``stream``) on ``hw``."""
+    if isinstance(hw, str) and hw not in PRESETS:
+        raise ValueError(f"unknown hardware preset {hw!r}; known: {', '.join(PRESETS)}")
     hw = PRESETS[hw] if isinstance(hw, str) else hw
+    stream.validate()
+    if len(sim.outcome) != len(stream.keys) or len(sim.acc_pf) != len(stream.keys) \
+            or len(sim.hint_loaded) != len(stream.hint_keys):
+        raise ValueError("sim is not a simulation of this stream (its per-access arrays have other lengths)")
     hptr = stream.hint_ptr if use_hints else np.zeros_like(stream.hint_ptr)
     ttft, total = _timeline(stream.row_ptr, hptr, stream.row_ntok, stream.prefill_rows, sim.outcome, sim.acc_pf,
                             sim.hint_loaded, hw.load_ms, hw.decode_layer_ms, hw.prefill_token_layer_ms)

@@ -3,6 +3,7 @@ and modeled latency per run, as flat records."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,9 @@ class SweepConfig:
 
 
 def capacity_slots(stream: Stream, fraction: float) -> int:
-    """Cache slots for ``fraction`` of the model's experts (at least one)."""
+    """Cache slots for ``fraction`` of the model's experts (at least one); ``fraction`` in (0, 1]."""
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction <= 1:
+        raise ValueError(f"capacity fraction must lie in (0, 1]; got {fraction!r}")
     return max(1, round(fraction * stream.n_keys))
 
 

@@ -262,9 +262,18 @@ def simulate(stream: Stream, policy: str | Policy, capacity: int, seed: int = 0,
     forces the generic score scan even for policies with a list-based fast path (same results).
     """
     pol = get_policy(policy)
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
+        raise ValueError(f"capacity must be an integer number of experts; got {capacity!r}")
     if capacity < 0:
         raise ValueError(f"capacity must be >= 0; got {capacity}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer in [0, 2**32); got {seed!r}")
+    stream.validate()
     na, nh = future if future is not None else belady_keys(stream)
+    na, nh = np.asarray(na, np.float64), np.asarray(nh, np.float64)
+    if na.shape != (len(stream.keys),) or nh.shape != (len(stream.hint_keys),):
+        raise ValueError(f"future must be belady_keys(stream): arrays of {len(stream.keys)} and "
+                         f"{len(stream.hint_keys)} keys; got shapes {na.shape} and {nh.shape}")
     hptr = stream.hint_ptr if use_hints else np.zeros_like(stream.hint_ptr)
     A, H = len(stream.keys), len(stream.hint_keys)
     outcome = np.zeros(A, np.int8)
@@ -273,7 +282,8 @@ def simulate(stream: Stream, policy: str | Policy, capacity: int, seed: int = 0,
     hint_loaded = np.zeros(H, np.bool_)
     lists = pol.lists if fast else 0
     kernel = _kernel if pol.builtin >= 0 else _custom_kernel(pol.score)
-    ev, wasted = kernel(pol.builtin, pol.protect_prefetched, lists, pol.offline_admission, int(capacity),
+    slots = min(int(capacity), stream.n_keys)  # a bigger cache holds every expert: same results, no huge arrays
+    ev, wasted = kernel(pol.builtin, pol.protect_prefetched, lists, pol.offline_admission, slots,
                         stream.n_layers, stream.n_keys, seed, stream.row_ptr, stream.keys, stream.row_layer,
                         stream.row_token, hptr, stream.hint_keys, na, nh, outcome, collision, acc_pf, hint_loaded)
     misses = int((outcome == MISS).sum())

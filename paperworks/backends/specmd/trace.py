@@ -44,13 +44,13 @@ class Trace:
     """Free-form provenance (source, model, text, generator settings)."""
 
     def __post_init__(self) -> None:
-        self.token = np.asarray(self.token, np.int32)
-        self.layer = np.asarray(self.layer, np.int16)
-        self.experts = np.asarray(self.experts, np.int16)
+        self.token = _int_array("token", self.token, np.int32)
+        self.layer = _int_array("layer", self.layer, np.int16)
+        self.experts = _int_array("experts", self.experts, np.int16)
         if self.experts.ndim == 1:
             self.experts = self.experts[:, None]
         n = len(self.token)
-        hints = np.asarray(self.hints, np.int32)
+        hints = _int_array("hints", self.hints, np.int32)
         self.hints = hints if hints.size or hints.shape[0] == n else np.zeros((n, 0), np.int32)
         self.validate()
 
@@ -69,6 +69,13 @@ class Trace:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the field when shapes or values are inconsistent."""
+        for name in ("n_layers", "n_experts"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"trace: field '{name}' must be a positive integer; got {v!r}")
+        if self.token.ndim != 1 or self.experts.ndim != 2 or self.hints.ndim != 2:
+            raise ValueError(f"trace: token must be 1-D and experts, hints 2-D; got {self.token.shape}, "
+                             f"{self.experts.shape}, {self.hints.shape}")
         n = len(self.token)
         if self.layer.shape != (n,) or self.experts.shape[0] != n or self.hints.shape[0] != n:
             raise ValueError(f"trace: token, layer, experts and hints need {n} rows; got {self.layer.shape}, "
@@ -140,6 +147,43 @@ class Stream:
         """Rows (steps) in the stream."""
         return len(self.row_layer)
 
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the field when the CSR arrays are inconsistent (the compiled simulator
+        does not bounds-check, so a bad hand-built Stream would read or write out of bounds)."""
+        def arr(name: str, ndim: int = 1) -> np.ndarray:
+            a = np.asarray(getattr(self, name))
+            if a.ndim != ndim or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+                raise ValueError(f"stream: field '{name}' must be a 1-D integer array; got {a.dtype} {a.shape}")
+            return a
+        for name in ("n_layers", "n_experts"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"stream: field '{name}' must be a positive integer; got {v!r}")
+        r = len(arr("row_layer"))
+        for ptr, vals in (("row_ptr", "keys"), ("hint_ptr", "hint_keys")):
+            p, v = arr(ptr), arr(vals)
+            if len(p) != r + 1 or p[0] != 0 or p[-1] != len(v) or np.any(np.diff(p) < 0):
+                raise ValueError(f"stream: field '{ptr}' must be non-decreasing, from 0 to len({vals}) = {len(v)}, "
+                                 f"with n_rows + 1 = {r + 1} entries")
+            if len(v) and (v.min() < 0 or v.max() >= self.n_keys):
+                raise ValueError(f"stream: field '{vals}' must be global keys in [0, {self.n_keys})")
+        for name in ("row_token", "row_ntok"):
+            if len(arr(name)) != r:
+                raise ValueError(f"stream: field '{name}' needs {r} entries (one per row)")
+        if r and (self.row_layer.min() < 0 or self.row_layer.max() >= self.n_layers):
+            raise ValueError(f"stream: field 'row_layer' must lie in [0, {self.n_layers})")
+        if r and self.row_ntok.min() < 1:
+            raise ValueError("stream: field 'row_ntok' must be >= 1")
+        if not 0 <= self.prefill_rows <= r:
+            raise ValueError(f"stream: field 'prefill_rows' must lie in [0, {r}]")
+        rows = np.repeat(np.arange(r, dtype=np.int64), np.diff(self.row_ptr))
+        keys = self.keys.astype(np.int64)
+        if np.any(keys // self.n_experts != self.row_layer[rows]):
+            raise ValueError("stream: field 'keys' holds an expert of another layer than its row's 'row_layer'")
+        comb = np.sort(rows * self.n_keys + keys)
+        if np.any(comb[1:] == comb[:-1]):
+            raise ValueError("stream: field 'keys' repeats an expert within a row")
+
     @property
     def n_keys(self) -> int:
         """Total experts in the model."""
@@ -165,6 +209,22 @@ class Stream:
         return nxt(self.keys, rows), nxt(self.hint_keys, hint_rows)
 
 
+def _int_array(name: str, value: Any, dtype: Any) -> np.ndarray:
+    """``value`` as an integer array of ``dtype``; a fractional, NaN or out-of-range value raises ``ValueError``
+    naming the field (instead of being truncated or wrapped)."""
+    a = np.asarray(value)
+    if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        if a.size or a.dtype == np.bool_:
+            raise ValueError(f"trace: field '{name}' must hold integers; got dtype {a.dtype}")
+        a = a.astype(np.int64)
+    if np.issubdtype(a.dtype, np.floating) and a.size and not np.all(np.isfinite(a) & (a == np.round(a))):
+        raise ValueError(f"trace: field '{name}' must hold integers; got a fractional, NaN or infinite value")
+    info = np.iinfo(dtype)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        raise ValueError(f"trace: field '{name}' must lie in [{info.min}, {info.max}] ({np.dtype(dtype).name})")
+    return a.astype(dtype)
+
+
 def _csr(mat: np.ndarray, offset: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     mask = mat >= 0
     ptr = np.zeros(len(mat) + 1, np.int64)
@@ -176,6 +236,9 @@ def _csr(mat: np.ndarray, offset: np.ndarray | None) -> tuple[np.ndarray, np.nda
 def to_stream(trace: Trace, prompt_tokens: int = 0, chunk: int = 1) -> Stream:
     """Turn ``trace`` into a :class:`Stream`; the first ``prompt_tokens`` tokens become prefill rows,
     ``chunk`` tokens per row per layer (their experts' union), the rest stay one row per token and layer."""
+    for name, v, lo in (("prompt_tokens", prompt_tokens, 0), ("chunk", chunk, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
     tokens = np.unique(trace.token)
     prompt = set(tokens[:prompt_tokens].tolist())
     is_pre = np.isin(trace.token, list(prompt)) if prompt else np.zeros(len(trace), bool)

@@ -6,11 +6,20 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import rankdata
 
+from paperworks.backends._validate import BackendInputError as UserError  # a UserError and a ValueError
+
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
     """Area under the ROC curve (Mann-Whitney, ties counted half); nan when one class is absent."""
     s = np.asarray(scores, dtype=float).ravel()
-    y = np.asarray(labels).ravel().astype(bool)
+    raw = np.asarray(labels).ravel()
+    if s.shape != raw.shape:
+        raise UserError(f"auc: {s.size} scores but {raw.size} labels")
+    if not np.all(np.isfinite(s)):
+        raise UserError("auc: scores contain NaN or infinity")
+    if raw.size and not np.all((raw == 0) | (raw == 1)):
+        raise UserError("auc: labels must be 0/1 or booleans (e.g. -1/1 labels would all count as positive)")
+    y = raw.astype(bool)
     pos, neg = int(y.sum()), int((~y).sum())
     if pos == 0 or neg == 0:
         return float("nan")
@@ -20,6 +29,11 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> float:
 
 def kmeans(X: np.ndarray, k: int, restarts: int = 10, iters: int = 100, seed: int = 0) -> np.ndarray:
     """Lloyd's k-means with k-means++ starts; the labels of the restart with the least inertia."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or len(X) == 0 or not np.all(np.isfinite(X)):
+        raise UserError(f"kmeans: X must be a non-empty finite (n, d) array, got shape {X.shape}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(X):
+        raise UserError(f"kmeans: k must be an integer in [1, {len(X)}], got {k!r}")
     rng = np.random.default_rng(seed)
     best, best_inertia = np.zeros(len(X), dtype=int), np.inf
     for _ in range(restarts):
@@ -43,7 +57,13 @@ def kmeans(X: np.ndarray, k: int, restarts: int = 10, iters: int = 100, seed: in
 
 
 def adjusted_rand(a: np.ndarray, b: np.ndarray) -> float:
-    """Adjusted Rand index of two labelings (Hubert and Arabie)."""
+    """Adjusted Rand index of two labelings (Hubert and Arabie); 1.0 for fewer than two items (nothing to
+    disagree on, as scikit-learn)."""
+    a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    if a.shape != b.shape:
+        raise UserError(f"adjusted_rand: labelings have {a.size} and {b.size} items")
+    if a.size < 2:
+        return 1.0
     _, ia = np.unique(a, return_inverse=True)
     _, ib = np.unique(b, return_inverse=True)
     table = np.zeros((ia.max() + 1, ib.max() + 1))

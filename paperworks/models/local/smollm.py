@@ -68,7 +68,15 @@ class LocalModelSpec:
         return self.weights or self.name
 
     def gguf_path(self) -> Path:
-        """The GGUF file, found without importing its package; raises :class:`LocalModelError`."""
+        """The GGUF file, found without importing its package; raises :class:`LocalModelError`.
+        ``PAPERWORKS_LOCAL_GGUF=PATH`` serves another GGUF file of the same model instead (e.g. a copy
+        requantised with llama.cpp's ``llama_model_quantize``)."""
+        override = os.environ.get("PAPERWORKS_LOCAL_GGUF", "").strip()
+        if override and self.filename.endswith(".gguf"):
+            path = Path(override).expanduser()
+            if not path.is_file():
+                raise LocalModelError(f"PAPERWORKS_LOCAL_GGUF={override}: no such file")
+            return path
         try:
             spec = importlib.util.find_spec(self.package)
         except (ImportError, ValueError):

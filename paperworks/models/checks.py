@@ -48,7 +48,12 @@ def supports_vision(name: str) -> bool:
 
 
 def validate_model_name(name: str) -> None:
-    """Raise a one-line ``UserError`` if litellm cannot route ``name`` to a provider."""
+    """Raise a one-line ``UserError`` if litellm cannot route ``name`` to a provider (an empty name, an empty
+    model after the provider's ``/``, surrounding spaces or a control character in it included)."""
+    if not isinstance(name, str) or not name.strip() or name != name.strip() or name.endswith("/") or \
+            any(not c.isprintable() for c in name):  # a tab or newline is not printable; a space is
+        raise UserError(f"malformed model string {name!r}: give provider/model, e.g. 'local/smollm2-135m', "
+                        "'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5'")
     register_provider(name)
     try:
         litellm.get_llm_provider(name)
@@ -105,7 +110,10 @@ def check_credentials(name: str) -> None:
 
 _LITELLM_PREFIX = re.compile(r"^(?:litellm\.)?\w+(?:Error|Exception):\s*")
 _NOISE = re.compile(r"\s*(?:Received Model Group=.*|Available Model Group Fallbacks=.*|LiteLLM Retried: .*"
-                    r"|Give Feedback / Get Help.*|Provider List: .*)$", re.DOTALL)
+                    r"|Give Feedback / Get Help.*|Provider List: .*|Traceback \(most recent call last\):.*)$",
+                    re.DOTALL)
+"""Trailers cut from a provider error: litellm's help and retry notes, and the traceback litellm appends to
+the message of an exception raised inside a custom provider (the error stays one line)."""
 
 
 def provider_message(exc: BaseException, limit: int = 250) -> str:

@@ -30,7 +30,13 @@ from paperworks.models.checks import (  # noqa: E402,F401  (re-exported: the gat
     supports_vision,
     validate_model_name,
 )
-from paperworks.models.types import Message, ModelResponse, ToolCall, parse_arguments  # noqa: E402
+from paperworks.models.types import (  # noqa: E402
+    Message,
+    ModelResponse,
+    ToolCall,
+    parse_arguments,
+    validate_generation,
+)
 
 litellm.suppress_debug_info = True
 litellm.telemetry = False
@@ -183,6 +189,8 @@ class Model:
         unknown = set(config) - GENERATION_KEYS
         if unknown:
             raise UserError(f"unknown generation setting(s) {sorted(unknown)}; known: {sorted(GENERATION_KEYS)}")
+        validate_generation(config, where=f"model '{self.name}'")  # bad values fail here, not deep in a provider
+        config = {k: v for k, v in config.items() if v is not None}  # None: not set
         if self.name.startswith("local/"):
             config = {**LOCAL_GENERATION_DEFAULTS, **config}
         elif "tool_gate" in config:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(raw)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # bad JSON, a 5000-digit number, nesting too deep
         return {"_unparsed": str(raw)}
     return value if isinstance(value, dict) else {"_unparsed": str(raw)}
 
@@ -100,40 +101,68 @@ class ModelResponse:
 
 _NUMBER_KEYS = {"temperature": (0.0, None), "top_p": (0.0, 1.0), "repetition_penalty": (0.0, None),
                 "presence_penalty": (-2.0, 2.0), "frequency_penalty": (-2.0, 2.0), "timeout": (0.0, None)}
-_INT_KEYS = {"max_tokens": 1, "top_k": 0, "seed": None}
+_INT_KEYS: dict[str, tuple[int, int | None]] = {"max_tokens": (1, None), "top_k": (0, None), "seed": (0, 2**63 - 1)}
+SEED_MAX = 2**63 - 1
+"""The largest seed: providers and torch take a signed 64-bit seed; the local sampler needs one >= 0."""
+MAX_STOPS, MAX_STOP_CHARS = 32, 1000
+"""Most stop strings, and longest one, a request may give (every generated token is checked against each)."""
+TOOL_CHOICES = ("auto", "none", "required")
+_ABOVE_LOW = ("top_p", "timeout", "repetition_penalty")
+"""Settings that must be strictly above their lower bound (0)."""
 GENERATION_SETTINGS = sorted([*_NUMBER_KEYS, *_INT_KEYS, "stop", "tool_choice", "response_format", "tool_gate"])
 """Generation settings a model call takes (``--gen key=value``, a suite's ``generation``)."""
 
 
-def validate_generation(settings: dict[str, Any], where: str = "--gen") -> dict[str, Any]:
-    """Check generation settings' names and types; a one-line ``UserError`` naming the bad one.
+def _finite_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
-    ``temperature=hot`` or ``max_tokens=0`` fail here, before a run exists, not at the first call."""
+
+def validate_generation(settings: dict[str, Any], where: str = "--gen") -> dict[str, Any]:
+    """Check generation settings' names, types and ranges; a one-line ``UserError`` naming the bad one.
+
+    ``temperature=hot``, ``temperature=nan``, ``top_p=2``, ``max_tokens=0``, ``seed=-1``, an empty stop string
+    or ``tool_choice=bogus`` fail here, before a run exists (and before a request: the gateway checks every
+    call), not deep in a provider. A value ``None`` means "not set" and passes."""
     from paperworks.core.errors import UserError
 
     for key, value in settings.items():
         if key not in GENERATION_SETTINGS:
             raise UserError(f"{where}: unknown generation setting '{key}'; known: {', '.join(GENERATION_SETTINGS)}")
+        if value is None:
+            continue
         if key in _NUMBER_KEYS:
             low, high = _NUMBER_KEYS[key]
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise UserError(f"{where}: {key} must be a number, got {value!r}")
-            if value < low or (high is not None and value > high) or (key in ("top_p", "timeout") and value <= 0):
+                raise UserError(f"{where}: {key} must be a number, got {value!r:.80}")
+            if not math.isfinite(value):
+                raise UserError(f"{where}: {key} must be a finite number, got {value!r}")
+            if value < low or (high is not None and value > high) or (key in _ABOVE_LOW and value <= 0):
                 span = f"in ({low:g}, {high:g}]" if key == "top_p" else (
                     f"between {low:g} and {high:g}" if high is not None else
-                    (f"> {low:g}" if key == "timeout" else f">= {low:g}"))
+                    (f"> {low:g}" if key in _ABOVE_LOW else f">= {low:g}"))
                 raise UserError(f"{where}: {key} must be {span}, got {value!r}")
         elif key in _INT_KEYS:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise UserError(f"{where}: {key} must be an integer, got {value!r}")
-            minimum = _INT_KEYS[key]
-            if minimum is not None and value < minimum:
-                raise UserError(f"{where}: {key} must be >= {minimum}, got {value!r}")
-        elif key == "stop" and not (isinstance(value, str) or
-                                    (isinstance(value, list) and all(isinstance(v, str) for v in value))):
-            raise UserError(f"{where}: stop must be a string or a list of strings, got {value!r}")
-        elif key == "tool_choice" and not isinstance(value, str | dict):
-            raise UserError(f"{where}: tool_choice must be 'auto', 'none', 'required' or an object, got {value!r}")
+            minimum, maximum = _INT_KEYS[key]
+            if value < minimum or (maximum is not None and value > maximum):
+                span = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
+                raise UserError(f"{where}: {key} must be {span}, got {value!r}")
+        elif key == "stop":
+            stops = [value] if isinstance(value, str) else value
+            if not isinstance(stops, list) or not all(isinstance(v, str) for v in stops):
+                raise UserError(f"{where}: stop must be a string or a list of strings, got {value!r:.80}")
+            if len(stops) > MAX_STOPS:
+                raise UserError(f"{where}: stop gives {len(stops)} strings; at most {MAX_STOPS}")
+            for v in stops:
+                if not v:
+                    raise UserError(f"{where}: stop strings must not be empty")
+                if len(v) > MAX_STOP_CHARS:
+                    raise UserError(f"{where}: a stop string of {len(v)} characters; at most {MAX_STOP_CHARS}")
+        elif key == "tool_choice" and not (value in TOOL_CHOICES or (isinstance(value, dict) and value)):
+            raise UserError(f"{where}: tool_choice must be 'auto', 'none', 'required' or an object, got {value!r:.80}")
         elif key == "response_format" and not isinstance(value, dict):
-            raise UserError(f"{where}: response_format must be an object, got {value!r}")
+            raise UserError(f"{where}: response_format must be an object, got {value!r:.80}")
+        elif key == "tool_gate" and value is not False and not _finite_number(value):
+            raise UserError(f"{where}: tool_gate must be a finite log-probability or false, got {value!r:.80}")
     return settings

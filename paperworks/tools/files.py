@@ -25,8 +25,14 @@ def write_file(path: str, content: str, ctx: ToolContext) -> str:
     """
     if len(content.encode("utf-8")) > MAX_BYTES:
         raise ToolError(f"content larger than {MAX_BYTES} bytes")
+    store = _store(ctx)
     try:
-        _store(ctx).write_text(path, content)
+        target = store.resolve(path)
+        # the folder itself ("", ".") or a sub-folder is no file: writing it would leave "<folder>.tmp" beside it,
+        # outside the artifact folder
+        if target.is_dir() or target == store.root.resolve():
+            raise ToolError(f"path {path!r} is a folder; give a file name, e.g. \"notes/answer.txt\"")
+        store.write_text(path, content)
     except UserError as exc:
         raise ToolError(str(exc)) from exc
     return f"wrote {len(content)} characters to {path}"

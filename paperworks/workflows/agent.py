@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from paperworks.agents.react import build_messages, tool_message
 from paperworks.models.types import Message, ToolCall
@@ -24,6 +24,8 @@ DEFAULT_TOOLS = ["calculate", "write_file", "read_file", "list_files", "list_wor
 
 class AgentInput(BaseModel):
     """Input of the ``agent`` workflow."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not silently dropped
 
     task: str = Field(min_length=1, description="What the agent should do or answer.")
 

@@ -169,6 +169,12 @@ def _merge(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[st
     return out
 
 
+def _preflight(inp: Any, cfg: Any, base: Any) -> None:
+    from paperworks.workflows.histagent_tools import preflight
+
+    preflight(inp, cfg, base)
+
+
 def make_state(inp: HistInput) -> dict[str, Any]:
     """Initial state for a question."""
     return {**turn_state(inp.question, inp.attachments), "messages": [], "evidence": []}
@@ -204,4 +210,5 @@ SPEC = WorkflowSpec(
     status=status,
     chat_turn=chat_turn,
     scorers={"evidence": evidence},
+    preflight=_preflight,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from paperworks.models.types import Message
 
@@ -13,6 +13,8 @@ SPECIALIST_NAMES = ["archive", "ocr", "translator", "file_reader", "image_analys
 
 class HistInput(BaseModel):
     """Input of the ``histagent`` workflow."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not silently dropped
 
     question: str = Field(min_length=1, description="The history question.")
     attachments: list[str] = Field(default_factory=list, description="Files the question is about: images, "

@@ -229,3 +229,27 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[... {len(text) - limit} more characters cut; ask for less: a page, a query]"
+
+
+def preflight(inp: Any, cfg: Any, base: Path) -> None:
+    """Before a run exists (``paperworks run``): every attachment names an existing, non-empty regular file and
+    the ``archive`` setting an existing folder or file (relative paths against ``base``); a one-line
+    ``UserError`` naming the bad one otherwise. An eval run resolves against its suite and is not checked here."""
+    from paperworks.core.errors import UserError
+
+    for i, raw in enumerate(getattr(inp, "attachments", None) or []):
+        where = f"input: attachments[{i}]"
+        if not raw.strip():
+            raise UserError(f"{where}: empty path")
+        path = Path(raw).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.exists():
+            raise UserError(f"{where}: no such file {raw!r}")
+        if not path.is_file():
+            raise UserError(f"{where}: {raw!r} is not a regular file (a folder?)")
+        if path.stat().st_size == 0:
+            raise UserError(f"{where}: {raw!r} is empty (0 bytes)")
+    archive = str(getattr(cfg, "archive", "") or "")
+    if archive and not (Path(archive).expanduser() if Path(archive).expanduser().is_absolute()
+                        else base / Path(archive).expanduser()).exists():
+        raise UserError(f"setting 'archive': no such folder or file {archive!r} (workflow 'histagent')")

@@ -26,11 +26,11 @@ import asyncio
 import operator
 from typing import Annotated, Any, TypedDict
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from paperworks.agents.ogmar import parse, prompts
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.ogmar_data import OgmarConfig, base_dir, resources
+from paperworks.workflows.ogmar_data import OgmarConfig, base_dir, preflight, resources
 from paperworks.workflows.ogmar_judge import decide, triple_ratings
 from paperworks.workflows.ogmar_score import SCORERS
 from paperworks.workflows.registry import WorkflowSpec
@@ -38,6 +38,8 @@ from paperworks.workflows.registry import WorkflowSpec
 
 class OgmarInput(BaseModel):
     """One survey question for one respondent (never their answer)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not silently dropped
 
     question: str = Field(min_length=1, description="The item's wording.")
     choices: list[str] = Field(min_length=2, description="The answer choices (the item's first choice first).")
@@ -239,4 +241,5 @@ SPEC = WorkflowSpec(
     make_state=make_state,
     output=output,
     scorers=SCORERS,
+    preflight=preflight,
 )

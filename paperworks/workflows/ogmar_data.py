@@ -228,3 +228,22 @@ def resources(cfg: OgmarConfig, base: Path) -> Resources:
                           SummaryCache(db) if db else None, variant)
         _CACHE[key] = found
         return found
+
+
+def preflight(inp: Any, cfg: Any, base: Path) -> None:
+    """Before a run exists (``paperworks run``): the data files the settings name exist (relative paths against
+    ``base``); a one-line ``UserError`` naming the setting otherwise. Nothing is loaded here."""
+    if not isinstance(cfg, OgmarConfig):
+        return
+    for setting in ("taxonomy", "mapping", "population", "heldout"):
+        value = getattr(cfg, setting)
+        if value or setting != "heldout":
+            path = _existing(resolve(value, base), setting)
+            if path.is_dir():
+                raise UserError(f"setting '{setting}': {path} is a folder, not a file (workflow 'ogmar')")
+    ontology_file(cfg, base)
+    summaries_file(cfg, base)
+    if inp is not None:  # the respondent's demographics against the survey's schema (loads the data, cached)
+        from paperworks.tools.values.neighbours import check_query
+
+        check_query(dict(inp.demographics), resources(cfg, base).train.schema, "input: demographics")

@@ -53,6 +53,10 @@ class WorkflowSpec:
     edit: Callable[[Path, dict[str, Any], Path], dict[str, Any]] | None = None
     """``edit(source_run_dir, overrides, new_run_dir) -> output``: redo a finished run with new parameter
     values and no model call (``paperworks run NAME --edit RUN --set k=v``); None if unsupported."""
+    preflight: Callable[[BaseModel | None, BaseModel | None, Path], None] | None = None
+    """``preflight(input_or_None, config_or_None, base)``: checks of the input and settings against the file
+    system (attachments and data files exist, relative ones against ``base``), raising a one-line
+    ``UserError``; ``create_run`` calls it before the run directory is made."""
 
     def parse_input(self, raw: Any, where: str = "input") -> BaseModel:
         """Validate raw input; a one-line ``UserError`` naming the field otherwise."""

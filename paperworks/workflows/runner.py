@@ -9,6 +9,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from paperworks.core.aio import run_sync
@@ -54,9 +55,11 @@ def create_run(
     """Validate everything (input, settings, generation settings, limits, the model and its
     credentials), then make the run directory and its ``run.json``; nothing is created on an error."""
     from paperworks.models.gateway import check_model
-    from paperworks.models.types import validate_generation
+    from paperworks.models.types import SEED_MAX, validate_generation
 
     (limits or Limits()).validate()
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise UserError(f"--seed must be an integer between 0 and {SEED_MAX}, got {seed!r}")
     if recursion_limit < 1:
         raise UserError(f"--recursion-limit must be at least 1, got {recursion_limit}")
     if max_retries is not None and max_retries < 0:
@@ -66,6 +69,8 @@ def create_run(
     validate_generation(generation or {})
     parsed_input = spec.parse_input(raw_input) if raw_input is not None else None
     config = spec.parse_config(config_values or {})
+    if spec.preflight is not None:
+        spec.preflight(parsed_input, config, Path.cwd())
     check_model(model)
     return RunDir.create(spec.name, {
         "kind": kind,

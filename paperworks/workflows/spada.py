@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from paperworks.agents.spada import prompts
 from paperworks.agents.spada.parse import extract_code, extract_json, normalise_spec
@@ -37,6 +37,8 @@ from paperworks.workflows.spada_score import score_spada
 class SpadaInput(BaseModel):
     """Input of the ``spada`` workflow."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not silently dropped
+
     request: str = Field(min_length=1, description="The assembly to design, in words.")
 
 
@@ -46,7 +48,8 @@ class SpadaConfig(BaseModel):
     max_iterations: int = Field(4, ge=1, le=20, description="Sandbox runs (the first plus repairs).")
     write_tests: bool = Field(True, description="Let the model write its own deterministic tests.")
     renders: bool = Field(True, description="Render PNG views each iteration (feedback and people).")
-    sandbox_wall_s: float = Field(60, gt=0, description="Wall-clock seconds for one sandbox run.")
+    sandbox_wall_s: float = Field(60, gt=0, le=3600, allow_inf_nan=False,
+                                  description="Wall-clock seconds for one sandbox run (at most an hour).")
     fcgraft_references: int = Field(0, ge=0, le=8, description=(
         "FCGraft: graft this many verified SPADA-Bench reference programs (cached KV segments) into the "
         "first code prompt; needs the embedded model (runs on its torch engine). 0: off."))

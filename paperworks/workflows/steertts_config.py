@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from paperworks.core.errors import UserError
+
+MAX_INSTRUCTION_CHARS = 1000
+"""Longest speaking instruction: it goes into every parser and supervisor prompt."""
 
 
 class SteerInput(BaseModel):
     """What to say, how, and in which voice."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not silently dropped
 
     text: str = Field(description="The text to speak.")
     instruction: str = Field(description="How to say it, e.g. 'angry but restrained, 60%'.")
@@ -29,7 +34,11 @@ class SteerInput(BaseModel):
     def _instruction(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("the instruction is empty (say how to speak, e.g. 'sad yet hopeful, 60%')")
-        return " ".join(value.split())
+        value = " ".join(value.split())
+        if len(value) > MAX_INSTRUCTION_CHARS:
+            raise ValueError(f"the instruction has {len(value)} characters; at most {MAX_INSTRUCTION_CHARS} "
+                             "(say how to speak in a sentence)")
+        return value
 
     @field_validator("voice")
     @classmethod
@@ -53,8 +62,10 @@ class SteerConfig(BaseModel):
                             "when its reply cannot be read), or the rules only.")
     fast_budget: int = Field(4, ge=1, le=20, description="Renders per plan in the fast loop.")
     max_replans: int = Field(1, ge=0, le=5, description="Supervisor re-plans (the slow loop).")
-    tolerance_jnd: float = Field(0.3, gt=0, description="Control-error tolerance (JND, targeted features).")
-    intensity_tolerance: float = Field(0.15, gt=0, description="Allowed |measured / intended strength - 1|.")
+    tolerance_jnd: float = Field(0.3, gt=0, allow_inf_nan=False,
+                                 description="Control-error tolerance (JND, targeted features).")
+    intensity_tolerance: float = Field(0.15, gt=0, allow_inf_nan=False,
+                                       description="Allowed |measured / intended strength - 1|.")
     anchors: int = Field(4, ge=1, le=16, description="Anchors per intent component.")
     ladder: bool = Field(False, description="Also render the intent at 30/60/100% (intensity_monotonicity).")
     ladder_budget: int = Field(2, ge=1, le=10, description="Renders per ladder level.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -42,17 +43,46 @@ def final_schema() -> dict[str, Any]:
             "required": ["answer"]}}}
 
 
+def _text(value: Any) -> str:
+    """A model-given string field: a string or a number as text; anything else (null, an object) is empty."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    return ""
+
+
+def _position(value: Any) -> int | None:
+    """A 1-based page or line number: a positive integer (or its digits as text); else None."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**9:
+        return value
+    return None
+
+
 def parse_final(arguments: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """(answer, evidence) from ``final_answer`` arguments; malformed evidence items are dropped."""
-    answer = str(arguments.get("answer", "")).strip()
+    """(answer, evidence) from ``final_answer`` arguments. The answer is a string (a number as text; null or
+    an object is no answer). Evidence items keep a non-empty string ``document``, a positive whole ``page`` and
+    ``line`` and a string ``text``; an item without a document is dropped, a malformed page, line or text is
+    left out (so NaN, objects or 10**400 never reach the run's JSON or the evidence scorer)."""
+    answer = _text(arguments.get("answer", ""))
     raw = arguments.get("evidence") or []
     items = raw if isinstance(raw, list) else [raw]
     evidence: list[dict[str, Any]] = []
-    for item in items:
+    for item in items[:100]:
         if isinstance(item, str) and item.strip():
             evidence.append({"document": item.strip()})
-        elif isinstance(item, dict) and item.get("document"):
-            evidence.append({k: item[k] for k in ("document", "page", "line", "text") if k in item})
+        elif isinstance(item, dict) and _text(item.get("document")):
+            cited: dict[str, Any] = {"document": _text(item.get("document"))}
+            for key in ("page", "line"):
+                if (number := _position(item.get(key))) is not None:
+                    cited[key] = number
+            if isinstance(item.get("text"), str):
+                cited["text"] = item["text"]
+            evidence.append(cited)
     return answer, evidence
 
 

@@ -11,6 +11,7 @@ string, never an exception.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -103,6 +104,9 @@ def json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
                     value = json.loads(body[start: i + 1])
                 except json.JSONDecodeError as exc:
                     return None, f"invalid JSON ({exc.msg} at column {exc.colno}) in the reply {_show(text)}"
+                except (ValueError, RecursionError) as exc:  # a 5000-digit number; nesting too deep
+                    why = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:80]
+                    return None, f"invalid JSON ({why}) in the reply {_show(text)}"
                 return (value, None) if isinstance(value, dict) else (None, "the JSON is not an object")
     return None, f"unterminated JSON object in the reply {_show(text)}"
 
@@ -164,6 +168,7 @@ def parse_evidence(text: str, persona_ids: Sequence[str]) -> tuple[dict[str, int
                 value = float(value)
             except (TypeError, ValueError):
                 value = None
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = (isinstance(value, int) and not isinstance(value, bool)) or \
+            (isinstance(value, float) and math.isfinite(value))  # NaN / Infinity are no rating
         out[pid] = int(min(3, max(0, round(value)))) if ok else 0
     return out, None

@@ -55,6 +55,9 @@ def json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
                     value = json.loads(body[start: i + 1])
                 except json.JSONDecodeError as exc:
                     return None, f"invalid JSON ({exc.msg} at column {exc.colno}) in the reply {_show(text)}"
+                except (ValueError, RecursionError) as exc:  # a 5000-digit number; nesting too deep
+                    why = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:80]
+                    return None, f"invalid JSON ({why}) in the reply {_show(text)}"
                 return (value, None) if isinstance(value, dict) else (None, "the JSON is not an object")
     return None, f"unterminated JSON object in the reply {_show(text)}"
 
@@ -118,9 +121,11 @@ def intent_from_data(data: dict[str, Any]) -> tuple[Intent | None, str | None]:
         return None, f"intensity {intensity:g} is outside 0-1 (or a percentage 10-100)"
     if not emotions and not mods:
         return None, "the reply names no emotion and no modifier"
-    total = sum(emotions.values())
+    peak = max(emotions.values(), default=1.0)
+    scaled = {k: v / peak for k, v in emotions.items()}  # first to at most 1: weights of 1e308 sum to inf
+    total = sum(scaled.values())
     order = tuple(m for m in MODIFIERS if m in mods)
-    return Intent({k: v / total for k, v in emotions.items()}, intensity, order), None
+    return Intent({k: v / total for k, v in scaled.items()}, intensity, order), None
 
 
 def check_against_keywords(intent: Intent, instruction: str) -> str | None:

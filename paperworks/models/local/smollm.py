@@ -73,10 +73,10 @@ class LocalModelSpec:
         requantised with llama.cpp's ``llama_model_quantize``)."""
         override = os.environ.get("PAPERWORKS_LOCAL_GGUF", "").strip()
         if override and self.filename.endswith(".gguf"):
-            path = Path(override).expanduser()
-            if not path.is_file():
+            chosen = Path(override).expanduser()
+            if not chosen.is_file():
                 raise LocalModelError(f"PAPERWORKS_LOCAL_GGUF={override}: no such file")
-            return path
+            return chosen
         try:
             spec = importlib.util.find_spec(self.package)
         except (ImportError, ValueError):

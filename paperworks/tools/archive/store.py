@@ -35,6 +35,11 @@ def default_archive_dir() -> Path:
     return Path(env).expanduser() if env else home_dir() / "archive"
 
 
+MAX_QUERY_CHARS = 2000
+"""Longest search query: the embedder reads only its first few hundred tokens anyway, and BM25's time grows
+with the query's length."""
+
+
 @dataclass
 class Hit:
     """One search result with its citation."""
@@ -282,6 +287,9 @@ class Archive:
             raise UserError(f"search mode '{mode}' is not one of hybrid, dense, lexical")
         if not query.strip():
             raise UserError("empty search query")
+        if len(query) > MAX_QUERY_CHARS:
+            raise UserError(f"search query of {len(query)} characters; at most {MAX_QUERY_CHARS} (search with a few "
+                            "words or a sentence)")
         depth = max(pool, k)
         dense: list[str] = []
         lexical: list[str] = []

@@ -58,6 +58,25 @@ def demographic_distance(a: Mapping[str, Any], b: Mapping[str, Any], schema: Seq
     return total / weights if weights else 1.0
 
 
+def check_query(query: Mapping[str, Any], schema: Sequence[DemographicField], where: str = "demographics") -> None:
+    """A one-line ``UserError`` when a numeric demographic of ``query`` is not a finite number (``"age": "old"``,
+    an object, NaN); missing or empty values are allowed (they are left out of the distance)."""
+    import math
+
+    from paperworks.core.errors import UserError
+
+    for f in schema:
+        value = query.get(f.name)
+        if f.kind != "numeric" or value is None or value == "":
+            continue
+        try:
+            ok = not isinstance(value, bool) and math.isfinite(float(value))
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise UserError(f"{where}: '{f.name}' must be a number, got {value!r:.60}")
+
+
 def nearest_respondents(query: Mapping[str, Any], pool: Iterable[Respondent], schema: Sequence[DemographicField],
                         k: int = 5, exclude: Iterable[str] = (), require_item: str | None = None) -> list[Neighbour]:
     """The ``k`` respondents of ``pool`` nearest to the demographics ``query``, nearest first (ties by id).
@@ -65,6 +84,7 @@ def nearest_respondents(query: Mapping[str, Any], pool: Iterable[Respondent], sc
     who answered that item."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    check_query(query, schema)
     skip = set(exclude)
     scored = ((demographic_distance(query, r.demographics, schema), r.id, r) for r in pool
               if r.id not in skip and (require_item is None or require_item in r.answers))

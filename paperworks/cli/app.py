@@ -125,8 +125,9 @@ def run(
             raise typer.BadParameter("give WORKFLOW and --input (or --resume RUN)", param_hint="'--input'")
         spec = get_workflow(workflow)
         raw = read_input(input)
+        model = DEFAULT_MODEL if model is None else model  # an empty -m is refused, not the default
         run_dir = runner.create_run(
-            spec, raw, model=model or DEFAULT_MODEL, config_values=parse_settings(config or [], "setting"),
+            spec, raw, model=model, config_values=parse_settings(config or [], "setting"),
             limits=_limits(time_limit, token_limit, cost_limit, working_limit), seed=seed,
             generation=parse_settings(gen or [], "generation setting"), cache=cache,
             recursion_limit=recursion_limit, max_retries=max_retries, timeout=timeout,

@@ -40,7 +40,8 @@ def chat_loop(console: Console, err_console: Console, *, workflow: str, model: s
         spec = get_workflow(workflow)
         if spec.chat_turn is None:
             raise UserError(f"workflow '{workflow}' does not support chat; use 'paperworks run {workflow}'")
-        run = runner.create_run(spec, None, model=model or DEFAULT_MODEL, limits=limits, seed=seed, kind="chat",
+        model = DEFAULT_MODEL if model is None else model  # an empty -m is refused, not the default
+        run = runner.create_run(spec, None, model=model, limits=limits, seed=seed, kind="chat",
                                 max_retries=max_retries, timeout=timeout)
     try:
         if spec.chat_turn is None:

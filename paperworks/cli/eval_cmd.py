@@ -89,10 +89,10 @@ def eval_command(
         if suite is None:
             raise typer.BadParameter("give a SUITE (or --resume RUN_DIR)", param_hint="SUITE")
         run = harness.create_eval(harness.EvalArgs(
-            suite=suite, model=model or DEFAULT_MODEL, judge_model=judge_model, limit=limit,
+            suite=suite, model=DEFAULT_MODEL if model is None else model, judge_model=judge_model, limit=limit,
             sample_ids=list(sample_id or []), epochs=epochs, seed=seed, cache=cache,
             concurrency=concurrency if concurrency is not None else
-            (1 if (model or DEFAULT_MODEL).endswith("-torch") else 4),  # llama.cpp batches; torch serialises
+            (1 if (model or "").endswith("-torch") else 4),  # llama.cpp batches; torch serialises
             time_limit=time_limit, working_limit=working_limit, token_limit=token_limit, cost_limit=cost_limit,
             log_dir=log_dir, fail_on_error=fail_on_error, executor=executor, ray_address=ray_address,
             max_retries=max_retries, timeout=timeout, data=data, attachments=attachments,

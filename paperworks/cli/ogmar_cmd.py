@@ -65,7 +65,8 @@ def build_cmd(
     from paperworks.models.gateway import check_model
     from paperworks.workflows.ogmar_build import BuildSettings, build, load_build_data
 
-    settings = BuildSettings(model=model or DEFAULT_MODEL, personas_per_region=personas_per_region, pairs=pairs,
+    model = DEFAULT_MODEL if model is None else model  # an empty -m is refused, not the default
+    settings = BuildSettings(model=model, personas_per_region=personas_per_region, pairs=pairs,
                              pair_selection=pair_selection, directions=directions, summaries=summaries,
                              min_agreement=min_agreement, concurrency=concurrency, seed=seed, max_tokens=max_tokens)
     settings.check()

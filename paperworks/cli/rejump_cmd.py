@@ -124,7 +124,7 @@ def rejump_command(
     if not convs:
         raise UserError(f"{run.path}: no agent messages to analyse (events.jsonl has no model replies)")
     convs = convs[:limit] if limit else convs
-    name = model or DEFAULT_MODEL
+    name = DEFAULT_MODEL if model is None else model
     llm = get_model(name)
 
     loop = asyncio.new_event_loop()  # one loop for every call (the gateway's clients are bound to it)

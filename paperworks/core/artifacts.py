@@ -43,6 +43,8 @@ class ArtifactStore:
     def write_text(self, relpath: str, text: str) -> Path:
         """Write a named (not content-addressed) text file inside the artifact folder."""
         path = self.resolve(relpath)
+        if path == self.resolve(".") or path.is_dir():  # the tmp file would land beside the folder, or replace it
+            raise UserError(f"'{relpath}' names a folder in the run's artifact folder, not a file")
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(text, encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -103,12 +104,21 @@ def _entry_points() -> dict[str, str]:
         return {}
 
 
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
 def _load_ref(ref: str) -> WorkflowSpec:
     module_name, _, attr = ref.partition(":")
+    if not _DOTTED.fullmatch(module_name) or (attr and not attr.isidentifier()):
+        raise UserError(f"workflow reference {ref!r} is not 'package.module:ATTR' (a dotted module name, then an "
+                        "optional attribute name)")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise UserError(f"cannot import workflow module '{module_name}': {exc}") from exc
+    except Exception as exc:  # the user's own module failed while importing: say so in one line
+        raise UserError(f"importing workflow module '{module_name}' failed: {type(exc).__name__}: "
+                        f"{str(exc).splitlines()[0] if str(exc) else ''}") from exc
     spec = getattr(module, attr or "SPEC", None)
     if not isinstance(spec, WorkflowSpec):
         raise UserError(f"'{ref}' is not a WorkflowSpec")

@@ -18,6 +18,15 @@ A program is one Python file. The first of these that applies gives its shapes (
 Export calls (``cq.exporters.export(...)``, ``.export(...)``, ``.save(...)``, ``.exportStep(...)``, ...)
 write the file's base name into the sandbox's private ``exports/`` folder instead of the path given.
 The program's ``__name__`` equals both ``"__main__"`` and ``"__cq_main__"``, so either script guard runs.
+A file exported so can be imported back by the same path. The program sees ``sys.argv ==
+["program.py"]`` (argparse defaults apply); ``sys.exit()``/``sys.exit(0)`` ends it normally (another code
+is an error). Viewer calls record parts like ``show_object``: ``show(a, b, names=[...])`` of ocp_vscode,
+jupyter-cadquery, yacv, cq-server and ``cadquery.vis`` (``show`` is also predefined); those packages
+need not be installed (a stand-in makes their other calls no-ops). Rule 5 takes the variable assigned
+last in the source, one holding solids before one holding only faces/edges. A part can also be a
+``cq.Sketch`` (its faces: not a solid), an OCP ``TopoDS_Shape`` or a list of shapes (one compound);
+``cq.Location``/``cq.Vector``/``cq.Plane`` markers among ``show_object`` calls are skipped. At most 256
+parts per program.
 
 Parts are the assembly's named children (``assy.add(shape, name="pin", loc=...)``, located); a
 Workplane/Shape result is one part named "part".

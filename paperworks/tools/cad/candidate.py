@@ -14,7 +14,8 @@ import os
 import sys
 from typing import Any
 
-MAX_PARTS = 64
+MAX_PARTS = 256
+"""Most parts one build may export (the worker copies ``part_0.brep`` … ``part_255.brep``)."""
 
 
 def _compile(code: str, filename: str) -> Any:
@@ -85,14 +86,22 @@ class _Build:
 
         write_brep = cq.Shape.exportBrep  # before the program's export calls are redirected
         program.neutralise_exports(os.path.join(home, "exports"), exported)
+        program.install_viewers(show_object)
+        sys.argv = ["program.py"]  # a script's argparse sees no arguments (not the worker's)
         ns: dict[str, Any] = {"__name__": program.MainName("__main__"), "__file__": "program.py",
-                              "show_object": show_object, "debug": lambda *a, **k: None, "log": print}
+                              "show_object": show_object, "show": program.viewer_calls(show_object),
+                              "debug": lambda *a, **k: None, "log": print}
         try:
-            exec(code, ns)
+            try:
+                exec(code, ns)
+            except SystemExit as stop:  # sys.exit() / sys.exit(0) at the end of a script is a normal end
+                if stop.code not in (None, 0):
+                    raise
             params = _params(ns, dict(self.job.get("params") or {}))
             if params is not None:
                 self.res["params"] = json.loads(json.dumps(params, default=str))
-            obj, self.res["source"] = program.resolve(ns, shown, exported, params)
+            obj, self.res["source"] = program.resolve(ns, shown, exported, params,
+                                                      program.assignment_order(self.job["code"]))
             parts = program.parts_of(obj)
             if not parts:
                 raise ValueError("the assembly has no parts")

@@ -22,6 +22,8 @@ PATH_EVENTS = {"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.symlink", "
                "os.chown", "os.truncate", "os.utime", "shutil.rmtree"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 MESSAGE_CHARS = 400
+ALONE = ("the sandbox runs the program file alone: put helper modules and data (DXF, STEP, ...) into the "
+         "program or make them with CadQuery; only packages installed with paperworks are importable")
 
 
 def install_guard(home: str) -> None:
@@ -67,5 +69,7 @@ def error_line(exc: BaseException, filename: str) -> tuple[str, int | None]:
     text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
     if isinstance(exc, MemoryError):
         text += " (memory limit reached)"
+    elif isinstance(exc, ModuleNotFoundError | FileNotFoundError):
+        text += f" ({ALONE})"
     prefix = "" if filename == "program.py" else f"{filename} "
     return (f"{prefix}line {line}: {text}" if line else text), line

@@ -20,7 +20,7 @@ from paperworks.tools.cad.results import CheckResult, SandboxLimits, SandboxResu
 SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 24: "SIGXCPU",
            25: "SIGXFSZ"}
 BUILD_STAGES = {"compile", "build", "export"}
-PART_FILE = re.compile(r"part_(\d{1,2})\.brep")
+PART_FILE = re.compile(r"part_(\d{1,3})\.brep")
 
 
 def read_capped(path: Path, cap: int) -> bytes | None:

@@ -30,7 +30,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "benchmarks" / "results" / "llama_quant_ceiling.json"
-FTYPES = {"q4_0": 2, "q8_0": 7, "q4_k": 15}  # llama.cpp's LLAMA_FTYPE_MOSTLY_* values
+# llama.cpp's LLAMA_FTYPE_* values; the float types are dequantised from the shipped Q4_1 (no better weights exist here)
+FTYPES = {"q4_0": 2, "q8_0": 7, "q4_k": 15, "f16": 1, "bf16": 32, "f32": 0}
+DEFAULT_VARIANTS = ("q4_1", "q4_0", "q8_0", "q4_k")
 STEPS, ROUNDS, TEXT_TOKENS = 32, 3, 1500
 
 
@@ -73,8 +75,20 @@ def quality(core: Any, text: str) -> tuple[float, list[int]]:
     return float(np.mean(nll)), top1
 
 
-def main() -> dict[str, Any]:
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    import argparse
+
     import llama_cpp
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
+                    help=f"comma-separated, from q4_1 (shipped), {', '.join(FTYPES)}")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="results JSON (default: %(default)s)")
+    args = ap.parse_args(argv)
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    bad = [v for v in variants if v != "q4_1" and v not in FTYPES]
+    if bad or not variants:
+        ap.error(f"--variants: unknown {', '.join(bad) or '(none given)'}; choose from q4_1, {', '.join(FTYPES)}")
 
     from paperworks.core.paths import set_offline_env
     from paperworks.models.local.llama_core import LlamaCore, LlamaSettings
@@ -86,10 +100,14 @@ def main() -> dict[str, Any]:
         if (ROOT.parent / "shared" / "DESIGN.md").exists() else (ROOT / "README.md").read_text()[:12000]
     started = time.perf_counter()
     res: dict[str, Any] = {"gguf": src.name, "cpu_count": os.cpu_count(),
-                           "load_average_1min_at_start": round(os.getloadavg()[0], 2), "variants": {}}
+                           "load_average_1min_at_start": round(os.getloadavg()[0], 2),
+                           "llama_cpp_system_info": llama_cpp.llama_print_system_info().decode().strip(),
+                           "variants": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        paths = {"q4_1": src}
+        paths: dict[str, Path] = {"q4_1": src} if "q4_1" in variants else {}
         for name, ftype in FTYPES.items():
+            if name not in variants:
+                continue
             params = llama_cpp.llama_model_quantize_default_params()
             params.ftype, params.allow_requantize, params.nthread = ftype, True, 1
             dst = Path(tmp) / f"{name}.gguf"
@@ -103,14 +121,16 @@ def main() -> dict[str, Any]:
             mean_nll, top1 = quality(core, text)
             base_top1 = base_top1 or top1
             row["mean_nll"], row["perplexity"] = round(mean_nll, 4), round(float(np.exp(mean_nll)), 2)
-            row["top1_agreement_with_q4_1"] = round(float(np.mean(np.array(top1) == np.array(base_top1))), 3)
+            agree = float(np.mean(np.array(top1) == np.array(base_top1)))
+            row[f"top1_agreement_with_{next(iter(paths))}"] = round(agree, 3)
             row.update(ceiling(core))
             core.close()
             res["variants"][name] = row
             print(name, row, flush=True)
     res["elapsed_s"] = round(time.perf_counter() - started, 1)
-    res["command"] = ".venv/bin/python benchmarks/llama_quant_ceiling.py"
-    RESULTS.write_text(json.dumps(res, indent=2) + "\n")
+    res["command"] = " ".join([".venv/bin/python", "benchmarks/llama_quant_ceiling.py", *(argv or sys.argv[1:])])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2) + "\n")
     return res
 
 

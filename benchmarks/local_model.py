@@ -10,9 +10,12 @@ Every figure is measured in this one run, each engine in its own fresh subproces
 - ``torch``: the transformers fp32 engine (``local/smollm2-135m-torch``), load and decode;
 - ``agreement``: greedy token agreement of the two engines on a fixed prompt set.
 
-Writes ``benchmarks/results/local_model.json`` (a flat object) and prints it.
+Writes ``benchmarks/results/local_model.json`` (a flat object) and prints it. ``--model NAME`` measures
+another llama.cpp-served embedded model (``smollm2-135m-bf16``: the same weights in BF16) and
+``--out PATH`` writes elsewhere:
 
     .venv/bin/python benchmarks/local_model.py
+    .venv/bin/python benchmarks/local_model.py --model smollm2-135m-bf16 --out benchmarks/results/local_model_bf16.json
 """
 
 from __future__ import annotations
@@ -69,10 +72,14 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
 
 
+MODEL = os.environ.get("PAPERWORKS_BENCH_MODEL", "smollm2-135m")
+"""The llama.cpp-served model measured (``--model``; passed to the children in the environment)."""
+
+
 def _gguf() -> Path:
     from paperworks.models.local.smollm import local_model_spec
 
-    return local_model_spec("smollm2-135m").gguf_path()
+    return local_model_spec(MODEL).gguf_path()
 
 
 # ------------------------------------------------------------------------------------------ children
@@ -175,7 +182,7 @@ def child_engine() -> dict[str, Any]:
     t = time.perf_counter()
     from paperworks.models.local.llama_model import LlamaLocalModel
 
-    model = LlamaLocalModel("smollm2-135m", _gguf())
+    model = LlamaLocalModel(MODEL, _gguf())
     out: dict[str, Any] = {"load_s": time.perf_counter() - t, "threads": model.core.n_threads}
     out["n_ctx"], out["n_seq"], out["n_ubatch"] = model.core.n_ctx, model.core.n_seq, model.settings.n_ubatch
     baseline = LlamaCppBaseline(model.prompt_ids(STORY), model.core.n_threads)
@@ -255,7 +262,7 @@ def child_agreement() -> dict[str, Any]:
     from paperworks.models.local.llama_model import LlamaLocalModel
     from paperworks.models.local.smollm import load_local_model
 
-    llama = LlamaLocalModel("smollm2-135m", _gguf())
+    llama = LlamaLocalModel(MODEL, _gguf())
     jobs = llama.recent_jobs
     torch_model = load_local_model("smollm2-135m")
     n, matched, same_first, identical, compared = 32, 0, 0, 0, 0
@@ -297,7 +304,7 @@ def _child(mode: str, *extra: str) -> dict[str, Any]:
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-def main() -> dict[str, Any]:
+def main(out: Path = RESULTS) -> dict[str, Any]:
     """Run every measurement and write the results file."""
     import llama_cpp
     import torch
@@ -308,8 +315,9 @@ def main() -> dict[str, Any]:
     agreement = _child("agreement")
     one = engine["aggregate_tokens_per_s_at_1"]
     res: dict[str, Any] = {
-        "model": "local/smollm2-135m",
-        "gguf": "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "model": f"local/{MODEL}",
+        "llama_cpp_system_info": llama_cpp.llama_print_system_info().decode().strip(),
+        "gguf": _gguf().name,
         "cpu_count": os.cpu_count(),
         "load_average_1min_at_start": round(os.getloadavg()[0], 2),
         "python": platform.python_version(),
@@ -366,8 +374,9 @@ def main() -> dict[str, Any]:
         "prefix_reuse_3x": res["prefix_reuse_prefill_speedup"] >= 3.0,
         "warm_load_under_1s": res["warm_load_s"] < 1.0,
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(res, indent=2) + "\n")
+    res["command"] = " ".join([".venv/bin/python", "benchmarks/local_model.py", *sys.argv[1:]])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=2) + "\n")
     print(json.dumps(res, indent=2))
     return res
 
@@ -384,4 +393,16 @@ if __name__ == "__main__":
         }
         print(json.dumps(children[sys.argv[2]]()))
     else:
-        main()
+        import argparse
+
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("--model", default=MODEL, help="a llama.cpp-served embedded model (default: %(default)s)")
+        ap.add_argument("--out", type=Path, default=RESULTS, help="results JSON (default: %(default)s)")
+        args = ap.parse_args()
+        from paperworks.models.local.smollm import LOCAL_MODELS
+
+        if args.model not in LOCAL_MODELS or LOCAL_MODELS[args.model].engine != "llama.cpp":
+            served = sorted(n for n, m in LOCAL_MODELS.items() if m.engine == "llama.cpp")
+            ap.error(f"--model {args.model!r}: not a llama.cpp-served embedded model; choose from {', '.join(served)}")
+        os.environ["PAPERWORKS_BENCH_MODEL"] = MODEL = args.model
+        main(args.out)

@@ -78,7 +78,7 @@ def _check(model: str) -> str:
     if name not in LOCAL_MODELS:
         raise CustomLLMError(status_code=404, message=f"unknown local model {name!r}; known: {_known()}")
     try:
-        local_model_spec(name).gguf_path()
+        local_model_spec(name).source_gguf()  # cheap: the weights are installed (a derived copy is made on load)
     except LocalModelError as exc:
         raise CustomLLMError(status_code=400, message=str(exc)) from exc
     return name

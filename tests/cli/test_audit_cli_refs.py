@@ -7,18 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from paperworks.cli.app import _main
 from paperworks.core.artifacts import ArtifactStore
 from paperworks.core.errors import UserError
-
-
-def outcome(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = 0
-    try:
-        _main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err.strip()
+from tests.cli.test_audit_cli import outcome
 
 
 @pytest.mark.parametrize("argv", [

@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+from paperworks.tools.cad.procs import JSON_DEPTH, too_deep
+
 _FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
 _JSON_FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.S)
 
@@ -25,19 +27,8 @@ def extract_code(text: str) -> str:
 
 _DECODER = json.JSONDecoder()
 _OBJECT_START = re.compile(r'\{(?=\s*["}])')  # where a JSON object can start: { then a key or }
-MAX_DEPTH = 32
-"""Deepest list/dict nesting accepted in a reply's JSON."""
-
-
-def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return True
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return False
+MAX_DEPTH = JSON_DEPTH
+"""Deepest list/dict nesting accepted in a reply's JSON (as for JSON that crossed the sandbox)."""
 
 
 def extract_json(text: str) -> Any:
@@ -50,7 +41,7 @@ def extract_json(text: str) -> Any:
                 value = _DECODER.raw_decode(candidate, match.start())[0]
             except (ValueError, RecursionError):  # not JSON here, or nested ~1000 deep
                 continue
-            if isinstance(value, dict) and not _too_deep(value):  # deeper: json.dumps of it would fail later
+            if isinstance(value, dict) and not too_deep(value, MAX_DEPTH):  # deeper: json.dumps of it would fail later
                 return value
     return None
 

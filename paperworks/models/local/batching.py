@@ -6,8 +6,10 @@ request is checked for cancellation and its deadline at every step, so it stops 
 an error in one request (a sampler failure, a full KV cache) ends only that request.
 
 Prefix reuse: every sequence id ("slot") remembers the tokens its KV cells hold. A new request takes the
-slot, active or idle, sharing the longest prefix with its input, and prefills only the rest; idle slots
-are the bounded prefix cache (``n_seq`` slots in ``n_ctx`` cells, least recently used evicted first).
+slot, active or idle, sharing the longest prefix with its input, and prefills only the rest. Idle slots are
+the bounded prefix cache: ``n_seq`` slots in ``n_ctx`` cells, the least recently used evicted first when
+the cache is full, and any freed once ``idle_horizon`` tokens were fed without reusing it (every cell below
+the highest one in use slows every token's attention).
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ def common_prefix(a: list[int], b: list[int]) -> int:
 class BatchEngine:
     """Owns a :class:`LlamaCore` and the thread that serves its requests."""
 
-    def __init__(self, core: LlamaCore, max_active: int | None = None) -> None:
+    def __init__(self, core: LlamaCore, max_active: int | None = None, idle_horizon: int = 0) -> None:
         self.core = core
+        self.idle_horizon = max(0, idle_horizon)
+        """Fed tokens after which an unused idle slot's cells are freed (0: only when the cache is full);
+        see :attr:`~.llama_core.LlamaSettings.idle_horizon`."""
         self.max_active = max(1, min(max_active or core.n_seq // 2, core.n_seq))
         self.slots = [Slot(seq) for seq in range(core.n_seq)]
         self.stats = EngineStats()
@@ -214,6 +219,8 @@ class BatchEngine:
             self.tuner.record(len(tokens), threads, took)
         self.stats.steps += 1
         self.stats.batch_tokens += len(tokens)
+        if self.idle_horizon:
+            self._age_out()
         self.stats.max_batch_sequences = max(self.stats.max_batch_sequences, len(plan))
         for job, first, n in plan:
             try:
@@ -280,6 +287,7 @@ class BatchEngine:
         if job.slot is not None:
             job.slot.job = None
             job.slot.used_at = next(self._clock)
+            job.slot.idle_from = self.stats.batch_tokens
         job.ended = time.monotonic()
 
     def _finish(self, job: Job, reason: str) -> None:
@@ -303,6 +311,15 @@ class BatchEngine:
             job.slot.tokens = []
         self.stats.failed += 1
         job.sink("error", exc)
+
+    def _age_out(self) -> None:
+        """Free the cells of idle slots no request has reused for ``idle_horizon`` fed tokens."""
+        oldest = self.stats.batch_tokens - self.idle_horizon
+        for slot in self.slots:
+            if slot.job is None and slot.tokens and slot.idle_from <= oldest:
+                self.core.seq_rm(slot.seq)
+                slot.tokens = []
+                self.stats.aged_out += 1
 
     def _evict_idle(self) -> bool:
         """Free the least recently used idle slot's cells; False when none holds any."""

@@ -56,6 +56,9 @@ class EngineStats:
     cancelled: int = 0
     failed: int = 0
     evictions: int = 0
+    """Idle slots freed to make room in a full KV cache."""
+    aged_out: int = 0
+    """Idle slots freed because they stayed unused for ``idle_horizon`` fed tokens."""
     kv_wait_steps: int = 0
     """Engine steps in which the next queued request waited for KV room (``BatchEngine._admit``)."""
 
@@ -71,6 +74,8 @@ class Slot:
     """The request decoding in it, None when idle (then it is prefix cache)."""
     used_at: int = -1
     """When it last became idle (a counter); the least recent idle slot is evicted first."""
+    idle_from: int = 0
+    """The engine's ``batch_tokens`` when it last became idle (its age as prefix cache is counted from it)."""
 
 
 Sink = Callable[[str, Any], None]

@@ -53,6 +53,15 @@ class LlamaSettings:
     same attention kernel whatever else is in the batch, so batched, chunked and cached prefills give
     bit-identical logits; at 64 and more a tiled kernel with other rounding takes over (measured: logits
     differ by up to 1.0). Costs about 20% of prefill speed."""
+    idle_horizon: int = 2048
+    """Tokens fed (by any request) after which an unused idle slot's cells are freed; 0 keeps them until the
+    cache is full. Every cell below the highest one in use costs every later token a mask check in each
+    attention head of each layer, reused or not (the unified cache's attention spans all of them;
+    ``benchmarks/kv_extent.py`` on BF16, 2 cores: 14,000 idle cells slow 4 requests decoding together from
+    256 to 157 tokens/s, one request from 99 to 73; 2,000 cells cost 16% at 4). Reusing an idle prefix
+    saves about 1 ms of prefill per token, an idle cell costs about 0.15 µs per token fed, so after about
+    2,000 tokens an unused prefix has cost a quarter
+    to a third of what its reuse would save."""
     n_threads_batch: int = 0
     """CPU threads for steps of several tokens (prefill chunks, or several requests decoding together);
     0 means every core this process may use. Measured on a quiet 2-core machine: 8 requests decode
@@ -69,7 +78,7 @@ class LlamaSettings:
     @staticmethod
     def from_env() -> LlamaSettings:
         """Defaults, overridden by ``PAPERWORKS_LOCAL_CTX``, ``_SEQS``, ``_BATCH``, ``_UBATCH``, ``_THREADS``,
-        ``_THREADS_BATCH``, ``_ADAPTIVE_THREADS`` (0 turns the tuner off)."""
+        ``_THREADS_BATCH``, ``_ADAPTIVE_THREADS`` (0 turns the tuner off), ``_IDLE_HORIZON``."""
         env = os.environ
 
         def get(key: str, default: int) -> int:
@@ -87,6 +96,7 @@ class LlamaSettings:
             n_threads=get("THREADS", 0),
             n_threads_batch=get("THREADS_BATCH", 0),
             adaptive_threads=get("ADAPTIVE_THREADS", 1) != 0,
+            idle_horizon=max(0, get("IDLE_HORIZON", base.idle_horizon)),
         )
 
 

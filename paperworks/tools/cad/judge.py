@@ -35,9 +35,9 @@ CHECKING_HELPERS = frozenset({"fit"})
 
 
 def _checks(node: ast.AST) -> bool:
-    """Whether this node can fail a test: a non-constant assert, a raise, or ``<ctx>.fit(...)``."""
-    if isinstance(node, ast.Assert):
-        return not isinstance(node.test, ast.Constant)
+    """Whether this node can fail a test: an assert (but of a true constant), a raise, or ``<ctx>.fit(...)``."""
+    if isinstance(node, ast.Assert):  # ``assert True`` can never fail; ``assert False`` always does
+        return not (isinstance(node.test, ast.Constant) and bool(node.test.value))
     if isinstance(node, ast.Raise):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CHECKING_HELPERS
@@ -45,7 +45,7 @@ def _checks(node: ast.AST) -> bool:
 
 def vacuous_tests(code: str) -> list[str]:
     """The ``test_*`` functions (of :func:`test_names`) that can check nothing: neither they nor a module-level
-    function they call by name (transitively) holds an ``assert`` (of anything but a constant), a ``raise``
+    function they call by name (transitively) holds an ``assert`` (of anything but a true constant), a ``raise``
     or a call of a checking helper of ``ctx`` (``ctx.fit``, which raises ``AssertionError`` itself). Such a
     test passes whatever the geometry, so it counts as failed. Read from the source, in the checks child
     (our code), never from the tests child's report."""

@@ -22,7 +22,7 @@ from tests.tools.cad.conftest import sandbox_uids
 LIMITS = SandboxLimits(wall_s=10, cpu_s=8, memory_mb=512, output_kb=16, files_mb=8)
 OPTIONS = CheckOptions(renders=False, exports=False)
 PLATE = "import cadquery as cq\nresult = cq.Assembly().add(cq.Workplane().box(5, 5, 5), name='plate')\n"
-PASSING = "def test_a(ctx):\n    assert True\n"
+PASSING = "def test_a(ctx):\n    assert ctx is not None\n"
 
 
 def _at_depth(frames: int, fn: Callable[[], object]) -> object:

@@ -30,6 +30,9 @@ def test_raises(ctx):
 def test_constant_assert(ctx):
     assert True, "always"
 
+def test_always_fails(ctx):
+    assert False, "never passes, so it is not vacuous"
+
 def test_redefined(ctx):
     pass
 

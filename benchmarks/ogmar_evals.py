@@ -44,8 +44,8 @@ from paperworks.core.paths import set_offline_env  # noqa: E402
 set_offline_env()
 
 from paperworks.tools.values import Ontology, load_taxonomy  # noqa: E402
-from paperworks.workflows.ogmar_data import packaged_suite  # noqa: E402
-from paperworks.workflows.ogmar_replay import build_replies, neighbour_replies, variant_suite  # noqa: E402
+from paperworks.workflows.ogmar.data import packaged_suite  # noqa: E402
+from paperworks.workflows.ogmar.replay import build_replies, neighbour_replies, variant_suite  # noqa: E402
 
 CLI = str(Path(sys.executable).parent / "paperworks")
 SUITE = packaged_suite()

@@ -12,7 +12,7 @@ response (``solution_str``, the response only, without the prompt), ``reward_mod
   which recomputes the correct answer from the task prompt kept in ``extra_info``.
 - ``paperworks/spada_bench`` (and ``paperworks/spada_bench_abstract``): the CadQuery program is the longest
   fenced Python block of the response (SPADA's own ``extract_code``), judged by SPADA's scorer
-  (:func:`paperworks.workflows.spada_score.score_spada`): the program builds its geometry in the CAD
+  (:func:`paperworks.workflows.spada.score.score_spada`): the program builds its geometry in the CAD
   sandbox, the task's hidden tests and engineering checks run in a separate judge sandbox, and the reward is
   1.0 when all pass, else 0.0; with ``cad_partial_credit=True`` it is the share of hidden tests and checks
   passed (0 for a program that does not build), a denser signal for a weak starting policy.
@@ -95,7 +95,7 @@ def score_cad(suite: str, solution_str: str, ground_truth: Any, extra_info: Any,
     """Reward of one CadQuery program for a SPADA task, from SPADA's scorer (see the module docstring)."""
     from paperworks.agents.spada.parse import extract_code
     from paperworks.core.scoring import Sample
-    from paperworks.workflows.spada_score import score_spada
+    from paperworks.workflows.spada.score import score_spada
 
     task_id = str(_info(extra_info, "task_id"))
     if task_id != str(ground_truth):

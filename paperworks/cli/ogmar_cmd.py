@@ -63,7 +63,7 @@ def build_cmd(
     from paperworks.core.aio import run_sync
     from paperworks.models import DEFAULT_MODEL
     from paperworks.models.gateway import check_model
-    from paperworks.workflows.ogmar_build import BuildSettings, build, load_build_data
+    from paperworks.workflows.ogmar.build import BuildSettings, build, load_build_data
 
     model = DEFAULT_MODEL if model is None else model  # an empty -m is refused, not the default
     settings = BuildSettings(model=model, personas_per_region=personas_per_region, pairs=pairs,

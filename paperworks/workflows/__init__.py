@@ -1,1 +1,2 @@
-"""One LangGraph StateGraph per system, the registry that names them, and the runner."""
+"""What every workflow shares (registry, runner, run context, the plain ``agent``), and one package per
+system: ``spada``, ``histagent``, ``ogmar``, ``dfps`` (with ``fps``), ``steertts``."""

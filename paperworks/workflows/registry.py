@@ -24,7 +24,7 @@ BUILTIN: dict[str, str] = {
     "spada": "paperworks.workflows.spada:SPEC",
     "histagent": "paperworks.workflows.histagent:SPEC",
     "dfps": "paperworks.workflows.dfps:SPEC",
-    "fps": "paperworks.workflows.fps:SPEC",
+    "fps": "paperworks.workflows.dfps.fps:SPEC",
     "ogmar": "paperworks.workflows.ogmar:SPEC",
     "steertts": "paperworks.workflows.steertts:SPEC",
 }

@@ -58,7 +58,7 @@ def test_spada_setting_refuses_a_model_it_cannot_graft_into() -> None:
 
     from paperworks.core.errors import UserError
     from paperworks.workflows.context import RunContext
-    from paperworks.workflows.spada import SpadaConfig, build_graph
+    from paperworks.workflows.spada.graph import SpadaConfig, build_graph
 
     graph = build_graph(SpadaConfig(fcgraft_references=2, max_iterations=1)).compile()
     with pytest.raises(UserError, match="fcgraft_references needs the embedded model"):
@@ -77,7 +77,8 @@ def test_grafted_code_call_counts_in_the_run_budget(monkeypatch: pytest.MonkeyPa
     from paperworks.core.errors import LimitExceeded
     from paperworks.models.gateway import model_for
     from paperworks.models.scripted import register_script
-    from paperworks.workflows import context, spada
+    from paperworks.workflows import context
+    from paperworks.workflows.spada import graph as spada
 
     register_script("fcgraft-spec", ['{"parts": [{"name": "plate"}]}'])
     monkeypatch.setattr(context.RunContext, "get_model", lambda self: model_for("scripted/fcgraft-spec"))

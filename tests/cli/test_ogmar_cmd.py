@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paperworks.eval.suite import open_suite
-from paperworks.workflows.ogmar_data import packaged_suite
+from paperworks.workflows.ogmar.data import packaged_suite
 from tests.conftest import cli
 
 POP = packaged_suite() / "population"

@@ -17,7 +17,7 @@ import pytest
 from paperworks.eval import harness
 from paperworks.eval.suite import open_suite
 from paperworks.tools.lean.scripted import Rule, ScriptedLean
-from paperworks.workflows import dfps_lean
+from paperworks.workflows.dfps import lean as dfps_lean
 from tests.conftest import ROOT, cli
 
 SUITES = {"formal_math500": 387, "minif2f_solving": 375, "putnam_solving": 324}

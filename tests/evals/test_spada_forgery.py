@@ -9,7 +9,7 @@ import json
 import pytest
 
 from paperworks.eval.suite import load_suite
-from paperworks.workflows.spada_score import score_spada
+from paperworks.workflows.spada.score import score_spada
 
 SUITE = load_suite("spada_bench")
 SAMPLE = next(s for s in SUITE.samples if s.id == "pin-plate-01")

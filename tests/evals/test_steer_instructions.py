@@ -21,7 +21,7 @@ from paperworks.eval.suite import open_suite
 from paperworks.models.scripted import register_script
 from paperworks.tools.speech import ControlVector, neutral, render
 from paperworks.tools.speech.intent import Intent, intent_to_control
-from paperworks.workflows import steertts_score
+from paperworks.workflows.steertts import score as steertts_score
 from tests.conftest import ROOT
 
 SUITE = ROOT / "evals" / "steer_instructions"

@@ -15,8 +15,8 @@ from paperworks.eval import harness
 from paperworks.eval.suite import open_suite
 from paperworks.models.scripted import register_script
 from paperworks.tools.values import knn_majority, read_suite
-from paperworks.workflows.ogmar_data import packaged_suite
-from paperworks.workflows.ogmar_replay import answer_replies, variant_suite
+from paperworks.workflows.ogmar.data import packaged_suite
+from paperworks.workflows.ogmar.replay import answer_replies, variant_suite
 from tests.conftest import cli
 
 SUITE = packaged_suite()

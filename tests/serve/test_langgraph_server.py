@@ -26,7 +26,7 @@ langgraph_sdk = pytest.importorskip("langgraph_sdk")
 from paperworks.core.errors import UserError  # noqa: E402
 from paperworks.workflows.registry import BUILTIN  # noqa: E402
 from tests.conftest import ROOT, cli  # noqa: E402
-from tests.workflows.test_spada import GOOD, OVERLAP, SPEC, TESTS  # noqa: E402
+from tests.workflows.spada.test_graph import GOOD, OVERLAP, SPEC, TESTS  # noqa: E402
 
 CALC = {"text": "", "tool_calls": [{"name": "calculate", "arguments": {"expression": "17*23"}}]}
 TASK = {"messages": [{"role": "user", "content": "What is 17*23?"}]}

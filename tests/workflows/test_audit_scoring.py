@@ -11,8 +11,8 @@ import pytest
 
 from paperworks.core.errors import UserError
 from paperworks.core.scoring import Sample
-from paperworks.workflows.dfps_score import score_symbolic
-from paperworks.workflows.histagent_score import evidence
+from paperworks.workflows.dfps.score import score_symbolic
+from paperworks.workflows.histagent.score import evidence
 
 
 def _fps(target: str, ty: str = "ℝ") -> Sample:

@@ -21,7 +21,7 @@ from paperworks.agents.steertts import parse as steer_parse
 from paperworks.core.errors import UserError
 from paperworks.models.scripted import register_script
 from paperworks.workflows import runner
-from paperworks.workflows.ogmar_data import packaged_suite
+from paperworks.workflows.ogmar.data import packaged_suite
 from paperworks.workflows.registry import get_workflow
 
 HUGE_INT = "9" * 5000  # Python's JSON reader refuses integers over 4300 digits with a ValueError

@@ -18,7 +18,7 @@ import pytest
 from paperworks.core.errors import UserError
 from paperworks.models.scripted import register_script
 from paperworks.tools.values import Ontology, SummaryCache, value_profile
-from paperworks.workflows.ogmar_build import (
+from paperworks.workflows.ogmar.build import (
     BuildSettings,
     build,
     load_build_data,
@@ -26,9 +26,9 @@ from paperworks.workflows.ogmar_build import (
     summary_order,
     summary_variant,
 )
-from paperworks.workflows.ogmar_data import packaged_suite
-from paperworks.workflows.ogmar_elicit import aggregate, select_pairs
-from paperworks.workflows.ogmar_replay import SUMMARY_TEXT, build_replies
+from paperworks.workflows.ogmar.data import packaged_suite
+from paperworks.workflows.ogmar.elicit import aggregate, select_pairs
+from paperworks.workflows.ogmar.replay import SUMMARY_TEXT, build_replies
 from tests.conftest import ROOT
 
 DATA = load_build_data(packaged_suite())

@@ -17,8 +17,8 @@ from paperworks.agents.histagent import prompts, vision
 from paperworks.agents.react import tool_message
 from paperworks.models.types import Message, ToolCall
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.histagent_state import HistConfig
-from paperworks.workflows.histagent_tools import (
+from paperworks.workflows.histagent.state import HistConfig
+from paperworks.workflows.histagent.tools import (
     Specialist,
     attachment_path,
     base_dir,

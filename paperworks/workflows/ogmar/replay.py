@@ -25,7 +25,7 @@ import yaml
 from paperworks.agents.ogmar.prompts import JUDGE_MARKER, SUMMARY_MARKER
 from paperworks.tools.values.ontology import Ontology
 from paperworks.tools.values.taxonomy import Taxonomy
-from paperworks.workflows.ogmar_data import BUILT_DIR
+from paperworks.workflows.ogmar.data import BUILT_DIR
 
 SUMMARY_TEXT = "Holds the values the survey profile shows."
 
@@ -90,6 +90,6 @@ def variant_suite(base: Path, out: Path, config: Mapping[str, Any], generation: 
     spec["config"] = merged
     spec["generation"] = {**(spec.get("generation") or {}), **(generation or {})}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "suite.yaml").write_text(f"# Variant of {base} (paperworks.workflows.ogmar_replay.variant_suite).\n"
+    (out / "suite.yaml").write_text(f"# Variant of {base} (paperworks.workflows.ogmar.replay.variant_suite).\n"
                                     + yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return out

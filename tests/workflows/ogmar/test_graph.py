@@ -15,9 +15,9 @@ from paperworks.agents.ogmar.prompts import JUDGE_MARKER
 from paperworks.core.errors import UserError
 from paperworks.models.scripted import register_script
 from paperworks.workflows import runner
-from paperworks.workflows.ogmar_data import OgmarConfig, packaged_suite, resources
-from paperworks.workflows.ogmar_judge import decide
-from paperworks.workflows.ogmar_replay import neighbour_replies
+from paperworks.workflows.ogmar.data import OgmarConfig, packaged_suite, resources
+from paperworks.workflows.ogmar.judge import decide
+from paperworks.workflows.ogmar.replay import neighbour_replies
 from paperworks.workflows.registry import get_workflow
 
 SUITE = packaged_suite()

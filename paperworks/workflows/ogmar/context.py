@@ -16,7 +16,7 @@ from paperworks.tools.values.baselines import knn_majority, triple_evidence, tri
 from paperworks.tools.values.neighbours import nearest_respondents
 from paperworks.tools.values.profiles import ValueProfile, value_profile
 from paperworks.tools.values.taxonomy import Taxonomy
-from paperworks.workflows.ogmar_data import OgmarConfig, Resources
+from paperworks.workflows.ogmar.data import OgmarConfig, Resources
 
 
 def score_lines(profile: ValueProfile, taxonomy: Taxonomy, first: Sequence[str], n: int) -> list[str]:

@@ -38,8 +38,8 @@ from paperworks.agents.steertts import parse, prompts
 from paperworks.core.errors import UserError
 from paperworks.workflows.context import RunContext
 from paperworks.workflows.registry import WorkflowSpec
-from paperworks.workflows.steertts_config import SteerConfig, SteerInput
-from paperworks.workflows.steertts_score import SCORERS
+from paperworks.workflows.steertts.config import SteerConfig, SteerInput
+from paperworks.workflows.steertts.score import SCORERS
 
 
 class SteerState(TypedDict, total=False):
@@ -88,7 +88,7 @@ def build_graph(config: SteerConfig | None = None) -> Any:
     from paperworks.backends.steertts.loop import FastLoopConfig, within_tolerance
     from paperworks.backends.steertts.resources import get_resources
     from paperworks.tools.speech.intent import parse_intent as keyword_intent
-    from paperworks.workflows import steertts_steps as steps
+    from paperworks.workflows.steertts import steps as steps
 
     cfg = config or SteerConfig.model_validate({})
     fast = FastLoopConfig(budget=cfg.fast_budget, tolerance_jnd=cfg.tolerance_jnd,
@@ -255,7 +255,7 @@ def build_graph(config: SteerConfig | None = None) -> Any:
 def _best(state: Any) -> dict[str, Any]:
     """The render with the smallest control error against the final plan's target (re-scored)."""
     from paperworks.backends.steertts import cues
-    from paperworks.workflows.steertts_steps import score_render
+    from paperworks.workflows.steertts.steps import score_render
 
     target = cues.target_profile(cues.intent_from_dict(state["intent"]))
     scored = [score_render(r, target) for r in state.get("renders", [])]

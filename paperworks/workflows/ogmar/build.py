@@ -39,7 +39,7 @@ from paperworks.tools.values.profiles import SummaryCache, value_profile
 from paperworks.tools.values.survey import Respondent, SurveyData
 from paperworks.tools.values.taxonomy import Taxonomy
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.ogmar_elicit import (
+from paperworks.workflows.ogmar.elicit import (
     Persona,
     aggregate,
     partial_correlations,

@@ -29,7 +29,7 @@ def suite_folder(sample: Sample) -> Path:
 
 async def score_spada(sample: Sample, output: Any, answer: str, ctx: Any) -> Score:
     """Run the agent's program with the hidden tests and checks; see the module docstring."""
-    from paperworks.workflows.spada import run_sandbox
+    from paperworks.workflows.spada.sandbox import run_sandbox
 
     code = output.get("code", "") if isinstance(output, dict) else ""
     iterations = int(output.get("iterations", 0)) if isinstance(output, dict) else 0

@@ -14,7 +14,8 @@ import pytest
 
 from paperworks.models.scripted import register_script
 from paperworks.tools.lean.scripted import Rule, ScriptedLean
-from paperworks.workflows import dfps_lean, runner
+from paperworks.workflows import runner
+from paperworks.workflows.dfps import lean as dfps_lean
 from paperworks.workflows.registry import get_workflow
 from tests.conftest import ROOT
 

@@ -20,8 +20,8 @@ from paperworks.agents.histagent import parse, prompts
 from paperworks.agents.react import tool_message
 from paperworks.models.types import Message, ToolCall
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.histagent_score import evidence
-from paperworks.workflows.histagent_state import HistConfig, HistInput, HistState, turn_state
+from paperworks.workflows.histagent.score import evidence
+from paperworks.workflows.histagent.state import HistConfig, HistInput, HistState, turn_state
 from paperworks.workflows.registry import WorkflowSpec
 
 
@@ -31,8 +31,8 @@ def build_graph(config: HistConfig | None = None) -> Any:
     from langgraph.runtime import Runtime
 
     from paperworks.tools.registry import ToolContext, execute_call, get_tools
-    from paperworks.workflows import histagent_tools as ht
-    from paperworks.workflows.histagent_specialist import build_specialist
+    from paperworks.workflows.histagent import tools as ht
+    from paperworks.workflows.histagent.specialist import build_specialist
 
     cfg = config or HistConfig.model_validate({})
     team = ht.specialists(cfg.specialists)
@@ -170,7 +170,7 @@ def _merge(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[st
 
 
 def _preflight(inp: Any, cfg: Any, base: Any) -> None:
-    from paperworks.workflows.histagent_tools import preflight
+    from paperworks.workflows.histagent.tools import preflight
 
     preflight(inp, cfg, base)
 

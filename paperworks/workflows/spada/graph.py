@@ -31,7 +31,8 @@ from paperworks.core.budget import Usage, current_budget
 from paperworks.core.errors import UserError
 from paperworks.workflows.context import RunContext
 from paperworks.workflows.registry import WorkflowSpec
-from paperworks.workflows.spada_score import score_spada
+from paperworks.workflows.spada.sandbox import run_sandbox
+from paperworks.workflows.spada.score import score_spada
 
 
 class SpadaInput(BaseModel):
@@ -91,35 +92,6 @@ def _store(ctx: RunContext) -> ArtifactStore:
 
         store = ArtifactStore(Path(tempfile.mkdtemp(prefix="spada-")))
     return store
-
-
-_pool: Any = None
-_pool_lock = threading.Lock()
-
-
-def _shared_pool() -> Any:
-    """One warm sandbox pool per process (CadQuery imported once; each candidate still isolated)."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            import atexit
-
-            from paperworks.tools.cad.sandbox import WorkerPool
-
-            _pool = WorkerPool(size=1)
-            atexit.register(_pool.close)
-        return _pool
-
-
-def run_sandbox(code: str, tests: str | None, out_dir: Path, *, params: dict[str, Any] | None = None,
-                wall_s: float = 60, renders: bool = True, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Check a program (and its tests) in the sandbox's warm pool; the result as a JSON-able dict."""
-    from paperworks.tools.cad.sandbox import CheckOptions, SandboxLimits
-
-    opts = CheckOptions(renders=renders, exports=True, **(options or {}))
-    result = _shared_pool().check(code, tests, params=params, out_dir=out_dir, options=opts,
-                                  limits=SandboxLimits(wall_s=wall_s))
-    return asdict(result)
 
 
 def summarise(result: dict[str, Any], iteration: int) -> dict[str, Any]:

@@ -32,9 +32,9 @@ from pydantic import BaseModel, Field
 
 from paperworks.agents.dfps import parse, prompts
 from paperworks.tools.lean.text import split_steps
-from paperworks.workflows import dfps_lean
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.dfps_score import SCORERS
+from paperworks.workflows.dfps import lean as dfps_lean
+from paperworks.workflows.dfps.score import SCORERS
 from paperworks.workflows.registry import WorkflowSpec
 
 

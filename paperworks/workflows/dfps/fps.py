@@ -16,10 +16,10 @@ import uuid
 from typing import Any, TypedDict
 
 from paperworks.agents.dfps import parse, prompts
-from paperworks.workflows import dfps_lean
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.dfps import DfpsConfig, DfpsInput, _ask
-from paperworks.workflows.dfps_score import SCORERS
+from paperworks.workflows.dfps import lean as dfps_lean
+from paperworks.workflows.dfps.graph import DfpsConfig, DfpsInput, _ask
+from paperworks.workflows.dfps.score import SCORERS
 from paperworks.workflows.registry import WorkflowSpec
 
 

@@ -41,16 +41,9 @@ SPECIALISTS: tuple[Specialist, ...] = (
 
 
 def _load_tools() -> dict[str, Tool]:
-    """Import the tool modules (their ``@tool`` registration) and return the registry."""
-    import paperworks.tools.archive.tools  # noqa: F401
-    import paperworks.tools.documents.tools  # noqa: F401
-    import paperworks.tools.images  # noqa: F401
-    import paperworks.tools.ocr.tools  # noqa: F401
-    import paperworks.tools.speech_rec.tools  # noqa: F401
-    import paperworks.tools.translate.tools  # noqa: F401
-    from paperworks.tools.registry import TOOLS, get_tools
+    """Every tool of the registry's table, by name (their modules load on first use)."""
+    from paperworks.tools.registry import TOOLS
 
-    get_tools([])  # the built-ins (calculate)
     return TOOLS
 
 

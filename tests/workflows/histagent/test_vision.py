@@ -20,7 +20,7 @@ from paperworks.eval.transcript import load_prompt
 from paperworks.models.gateway import supports_vision
 from paperworks.models.scripted import register_script
 from tests.fixtures.hist_video import HAS_FFMPEG, make_video
-from tests.workflows.test_histagent import CSV, JPG, PLAN, call, manager, specialist
+from tests.workflows.histagent.test_graph import CSV, JPG, PLAN, call, manager, specialist
 
 ANALYST = "[role: image analyst specialist]"
 

@@ -65,7 +65,7 @@ async def score_symbolic(sample: Sample, output: Any, answer: str, ctx: Any) -> 
 
 async def score_rpe(sample: Sample, output: Any, answer: str, ctx: Any) -> Score:
     """RPE in a fresh Lean process, and the whole solution re-checked there; see the module docstring."""
-    from paperworks.workflows import dfps_lean
+    from paperworks.workflows.dfps import lean as dfps_lean
 
     submission = _submission(output, answer)
     out = output if isinstance(output, dict) else {}
@@ -82,7 +82,7 @@ async def score_rpe(sample: Sample, output: Any, answer: str, ctx: Any) -> Score
 
 
 def _lean_unavailable() -> str | None:
-    from paperworks.workflows import dfps_lean
+    from paperworks.workflows.dfps import lean as dfps_lean
 
     return dfps_lean.unavailable_reason()
 

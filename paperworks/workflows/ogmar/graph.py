@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from paperworks.agents.ogmar import parse, prompts
 from paperworks.workflows.context import RunContext
-from paperworks.workflows.ogmar_data import OgmarConfig, base_dir, preflight, resources
-from paperworks.workflows.ogmar_judge import decide, triple_ratings
-from paperworks.workflows.ogmar_score import SCORERS
+from paperworks.workflows.ogmar.data import OgmarConfig, base_dir, preflight, resources
+from paperworks.workflows.ogmar.judge import decide, triple_ratings
+from paperworks.workflows.ogmar.score import SCORERS
 from paperworks.workflows.registry import WorkflowSpec
 
 
@@ -100,7 +100,7 @@ def build_graph(config: OgmarConfig | None = None) -> Any:
     cfg = config or OgmarConfig.model_validate({})
 
     async def prepare(state: OgmarState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        from paperworks.workflows.ogmar_context import gather
+        from paperworks.workflows.ogmar.context import gather
 
         base = base_dir(runtime.context.run_dir)
         res = await asyncio.to_thread(resources, cfg, base)

@@ -1,1 +1,2 @@
-"""Deterministic capabilities that agents call. ``registry`` turns typed functions into tools."""
+"""Deterministic capabilities that agents call. ``base`` turns typed functions into tools;
+``registry`` names them (an explicit table, modules loaded on first use)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from paperworks.core.artifacts import ArtifactStore
 from paperworks.core.errors import UserError
-from paperworks.tools.registry import ToolContext, ToolError, tool
+from paperworks.tools.base import ToolContext, ToolError, tool
 
 MAX_BYTES = 200_000
 

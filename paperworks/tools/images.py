@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paperworks.core.errors import UserError
+from paperworks.tools.base import ToolContext, ToolError, tool
 from paperworks.tools.documents.inputs import resolve_input
 from paperworks.tools.ocr.engine import load_image
-from paperworks.tools.registry import ToolContext, ToolError, tool
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -9,7 +9,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from paperworks.tools.registry import ToolError, tool
+from paperworks.tools.base import ToolError, tool
 
 MAX_EXPONENT = 10_000
 MAX_FACTORIAL = 5_000

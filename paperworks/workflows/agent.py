@@ -44,7 +44,6 @@ class AgentConfig(BaseModel):
     @field_validator("tools")
     @classmethod
     def _known_tools(cls, names: list[str]) -> list[str]:
-        import paperworks.workflows.meta_tools  # noqa: F401  (registers list_workflows)
         from paperworks.tools.registry import get_tools
 
         get_tools(names)  # raises a one-line UserError naming the unknown ones
@@ -63,7 +62,6 @@ def build_graph(config: AgentConfig | None = None) -> Any:
     from langgraph.graph import END, START, StateGraph
     from langgraph.runtime import Runtime
 
-    import paperworks.workflows.meta_tools  # noqa: F401  (registers list_workflows, one of the defaults)
     from paperworks.tools.registry import ToolContext, execute_call, get_tools
 
     cfg = config or AgentConfig.model_validate({})

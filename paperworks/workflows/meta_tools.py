@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paperworks.tools.registry import tool
+from paperworks.tools.base import tool
 
 
 @tool

@@ -132,12 +132,7 @@ def test_read_document_tool_pages_and_errors(files: dict[str, Path], tmp_path: P
 
 
 def test_hist_tools_register_with_schemas() -> None:
-    from paperworks.tools import images  # noqa: F401
-    from paperworks.tools.archive import tools as _a  # noqa: F401
-    from paperworks.tools.documents import tools as _d  # noqa: F401
-    from paperworks.tools.ocr import tools as _o  # noqa: F401
     from paperworks.tools.registry import TOOLS
-    from paperworks.tools.translate import tools as _t  # noqa: F401
 
     names = {"read_document", "ocr", "image_orientation", "identify_language", "translate_text",
              "archive_search", "archive_list", "describe_image"}

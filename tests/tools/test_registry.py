@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from paperworks.core.artifacts import ArtifactStore
+from paperworks.core.errors import UserError
 from paperworks.models.types import ToolCall
-from paperworks.tools.registry import Tool, ToolContext, execute_call, get_tools
+from paperworks.tools.base import tool
+from paperworks.tools.registry import BUILTIN, TOOLS, Tool, ToolContext, execute_call, get_tools, load_tool
 
 
 def _sample(count: int, label: str = "x", ctx: ToolContext | None = None) -> str:
@@ -90,3 +94,26 @@ def test_long_observations_are_recorded_whole(tmp_path: Path) -> None:
     assert events[1]["observation"] == "xxx" and "observation_ref" not in events[1]
     turns = [t for t in build_transcript(events, tmp_path) if t.role == "tool"]
     assert [t.text for t in turns] == [long_obs, short_obs]
+
+
+def test_the_table_names_every_tool_under_its_own_name() -> None:
+    """``BUILTIN`` is the whole registry: each entry loads a ``Tool`` of that name, nothing else is added."""
+    assert list(TOOLS) == list(BUILTIN) and len(TOOLS) == len(BUILTIN) and "calculate" in TOOLS
+    for name in BUILTIN:
+        assert isinstance(load_tool(name), Tool) and TOOLS[name].name == name
+    assert [t.name for t in get_tools()] == list(BUILTIN)
+    assert "nope" not in TOOLS
+
+
+def test_the_decorator_registers_nothing() -> None:
+    @tool
+    def _not_listed(x: int) -> str:
+        """Echo."""
+        return str(x)
+
+    assert isinstance(_not_listed, Tool) and "_not_listed" not in TOOLS
+
+
+def test_unknown_tool_names_are_a_user_error() -> None:
+    with pytest.raises(UserError, match=r"unknown tool\(s\) \['nope'\]; known: .*'calculate'"):
+        get_tools(["calculate", "nope"])

@@ -9,7 +9,7 @@ import functools
 
 from paperworks.core.errors import UserError
 from paperworks.tools.archive.store import Archive, default_archive_dir
-from paperworks.tools.registry import ToolError, tool
+from paperworks.tools.base import ToolError, tool
 
 
 @functools.cache

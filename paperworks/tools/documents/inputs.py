@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paperworks.core.errors import UserError
-from paperworks.tools.registry import ToolContext, ToolError
+from paperworks.tools.base import ToolContext, ToolError
 
 _ALLOWED: list[Path] = []
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from paperworks.core.errors import UserError
+from paperworks.tools.base import ToolContext, ToolError, tool
 from paperworks.tools.documents.inputs import resolve_input
 from paperworks.tools.documents.readers import read_document as _read_document
-from paperworks.tools.registry import ToolContext, ToolError, tool
 
 MAX_CHARS = 20_000
 

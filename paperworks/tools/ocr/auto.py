@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from paperworks.core.errors import UserError
 from paperworks.tools.documents.model import BadFileError
-from paperworks.tools.ocr.engine import OcrResult, detect_orientation, load_image, ocr_image
 from paperworks.tools.ocr.languages import installed_languages
 from paperworks.tools.ocr.preprocess import Preprocess
+from paperworks.tools.ocr.tesseract import OcrResult, detect_orientation, load_image, read_image
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -52,7 +52,7 @@ def ocr_auto(source: str | Path | Image.Image, options: Preprocess | None = None
     packs = [p for p in SCRIPT_LANGUAGES.get(script, ["eng"]) if p in installed]
     if not packs:
         raise UserError(f"no OCR language pack for the {script} script is installed")
-    first = ocr_image(image, packs, options, psm)
+    first = read_image(image, packs, options, psm)
     how = f"script {script}"
     pack = ""
     if script in CJK_SCRIPTS:
@@ -66,7 +66,7 @@ def ocr_auto(source: str | Path | Image.Image, options: Preprocess | None = None
             guess = ""
         pack = LANGUAGE_PACK.get(guess, "")
     if pack in installed and pack != first.languages:
-        second = ocr_image(image, pack, options, psm)
+        second = read_image(image, pack, options, psm)
         second.detected = f"{how}, language {pack}"
         return second
     first.detected = how
@@ -76,18 +76,18 @@ def ocr_auto(source: str | Path | Image.Image, options: Preprocess | None = None
 def _without_osd(image: Image.Image, installed: frozenset[str], options: Preprocess | None, psm: int) -> OcrResult:
     """A Latin reading; if it is not confident, the most confident reading of the other scripts."""
     latin = [p for p in SCRIPT_LANGUAGES["Latin"] if p in installed] or ["eng"]
-    best = ocr_image(image, latin, options, psm)
+    best = read_image(image, latin, options, psm)
     best.detected = "no OSD, Latin"
     if best.mean_confidence >= CONFIDENT:
         return best
     for pack in (p for p in FALLBACK_PACKS if p in installed):
-        other = ocr_image(image, pack, options, psm)
+        other = read_image(image, pack, options, psm)
         if other.mean_confidence > best.mean_confidence:
             best, best.detected = other, f"no OSD, most confident pack {pack}"
     if best.languages in ("chi_sim", "jpn"):
         pack = _cjk_pack(best.text)
         if pack != best.languages and pack in installed:
-            best = ocr_image(image, pack, options, psm)
+            best = read_image(image, pack, options, psm)
             best.detected = f"no OSD, Han script, language {pack}"
     return best
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from paperworks.core.errors import UserError
+from paperworks.tools.base import ToolContext, ToolError, tool
 from paperworks.tools.documents.inputs import resolve_input
 from paperworks.tools.ocr.engine import detect_orientation, ocr_image
 from paperworks.tools.ocr.langid import detect_language
-from paperworks.tools.registry import ToolContext, ToolError, tool
 
 
 @tool

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from paperworks.core.errors import UserError
+from paperworks.tools.base import ToolContext, ToolError, tool
 from paperworks.tools.documents.inputs import resolve_input
-from paperworks.tools.registry import ToolContext, ToolError, tool
 from paperworks.tools.speech_rec.media import extract_frames
 from paperworks.tools.speech_rec.recognize import transcribe
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paperworks.core.errors import UserError
-from paperworks.tools.registry import ToolError, tool
+from paperworks.tools.base import ToolError, tool
 from paperworks.tools.translate.core import translate
 
 

@@ -18,9 +18,9 @@ from paperworks.tools.lean.symbolic import (
     coverage,
     coverage_row,
 )
-from paperworks.tools.lean.symbolic_parse import ParseError, parse
-from paperworks.tools.lean.symbolic_ref import parse_reference, parse_submission
-from paperworks.tools.lean.symbolic_types import INT, NAT, REAL, Ty, parse_type
+from paperworks.tools.lean.symbolic.leantypes import INT, NAT, REAL, Ty, parse_type
+from paperworks.tools.lean.symbolic.parse import ParseError, parse
+from paperworks.tools.lean.symbolic.ref import parse_reference, parse_submission
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIPLES = [json.loads(line) for line in (ROOT / "tests/fixtures/fps_symbolic_triples.jsonl").read_text().splitlines()
@@ -75,14 +75,14 @@ def test_through_the_worker_process() -> None:
 
 
 def test_overrunning_request_kills_the_worker_and_the_next_works() -> None:
-    from paperworks.tools.lean import symbolic
+    from paperworks.tools.lean.symbolic import api
 
-    symbolic._WORKER.call("sleep", (0,), 30.0)  # started and warm
+    api._WORKER.call("sleep", (0,), 30.0)  # started and warm
     start = time.monotonic()
     with pytest.raises(TimeoutError):
-        symbolic._WORKER.call("sleep", (60,), 0.5)
+        api._WORKER.call("sleep", (60,), 0.5)
     assert time.monotonic() - start < 10
-    assert symbolic._WORKER.proc is None
+    assert api._WORKER.proc is None
     v = check_answer("9", "@Eq Nat answer (@OfNat.ofNat Nat (nat_lit 9) (instOfNatNat (nat_lit 9)))", "ℕ")
     assert v.equivalent is True
 
@@ -213,7 +213,7 @@ def test_reference_shapes() -> None:
 # -- informal answers and coverage --------------------------------------------------------------------
 def test_informal_answers() -> None:
     pytest.importorskip("latex2sympy2_extended")
-    from paperworks.tools.lean.symbolic_latex import LatexUnparsed, clean_latex, parse_informal
+    from paperworks.tools.lean.symbolic.latex import LatexUnparsed, clean_latex, parse_informal
 
     assert parse_informal(r"\frac{1}{2}", REAL) == sp.Rational(1, 2)
     assert parse_informal(r"$\boxed{3\sqrt{2}}$", REAL) == 3 * sp.sqrt(2)

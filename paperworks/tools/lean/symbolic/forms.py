@@ -1,9 +1,12 @@
-"""Elaboration of the non-arithmetic forms: literals, names, logic, binders, sets, tuples, notation.
+"""Elaboration of the non-arithmetic forms: literals, names, logic, binders, sets, tuples, notation; and
+:class:`Elaborator`, the elaborator to use. Layer: elaborate (its top: above ``constants``).
 
-Each handler takes the :class:`~paperworks.tools.lean.symbolic_elab.Elab`, the node and the expected
-type, and returns a typed value. Notation maps onto the same meaning as its constant
-(``√x`` is ``Real.sqrt x``, ``n !`` is ``Nat.factorial n``, ``|x|`` is ``abs x``, ``π`` is ``Real.pi``,
-``{a, b}`` is ``insert a {b}``, ``∑ x ∈ s, f x`` is ``Finset.sum s f``).
+Each handler takes the :class:`~paperworks.tools.lean.symbolic.elab.Elab`, the node and the expected
+type, and returns a typed value. :class:`Elaborator` is the core :class:`Elab` with these handlers as its
+:meth:`~Elab.form`, so that the core and the constants' handlers reach them without importing this
+module. Notation maps onto the same meaning as its constant (``√x`` is ``Real.sqrt x``, ``n !`` is
+``Nat.factorial n``, ``|x|`` is ``abs x``, ``π`` is ``Real.pi``, ``{a, b}`` is ``insert a {b}``,
+``∑ x ∈ s, f x`` is ``Finset.sum s f``).
 """
 
 from __future__ import annotations
@@ -12,18 +15,12 @@ from typing import Any
 
 import sympy as sp
 
-from paperworks.tools.lean.symbolic_elab import (
-    ARITH,
-    Elab,
-    ElabError,
-    V,
-    base_set,
-    equality,
-    membership,
-)
-from paperworks.tools.lean.symbolic_funcs import LeanMod
-from paperworks.tools.lean.symbolic_parse import Binder, Node
-from paperworks.tools.lean.symbolic_types import INT, NAT, PROP, REAL, Ty, prod
+from paperworks.tools.lean.symbolic.constants import big_operator, call_constant, method_call
+from paperworks.tools.lean.symbolic.elab import ARITH, Elab, membership
+from paperworks.tools.lean.symbolic.funcs import LeanMod
+from paperworks.tools.lean.symbolic.leantypes import INT, NAT, PROP, REAL, Ty, prod
+from paperworks.tools.lean.symbolic.syntax import Binder, Node
+from paperworks.tools.lean.symbolic.values import ElabError, V, base_set, equality
 
 _SETOPS = {"union": sp.Union, "inter": sp.Intersection}
 
@@ -54,8 +51,6 @@ def _dec(el: Elab, node: Node, expected: Ty | None) -> V:
 
 
 def _ident(el: Elab, node: Node, expected: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_consts import call_constant
-
     name = node.value
     if name in el.scope:
         v = el.scope[name]
@@ -64,16 +59,12 @@ def _ident(el: Elab, node: Node, expected: Ty | None) -> V:
 
 
 def _app(el: Elab, node: Node, expected: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_consts import call_constant
-
     head, args = node.args[0], list(node.args[1:])
     while head.op == "paren":
         head = head.args[0]
     if head.op == "ident" and head.value not in el.scope:
         return call_constant(el, head, args, expected)
     if head.op == "proj":
-        from paperworks.tools.lean.symbolic_consts import method_call
-
         return method_call(el, head.args[0], head.value, args, expected)
     f = el.elab(head, None)
     return el.coerce(el.apply(f, args), expected) if expected is not None else el.apply(f, args)
@@ -194,8 +185,6 @@ def _list(el: Elab, node: Node, expected: Ty | None) -> V:
 
 
 def _bigop(el: Elab, node: Node, expected: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_consts import big_operator
-
     domain = node.args[1] if len(node.args) > 1 else None
     return big_operator(el, node.op == "bigsum", domain, node.value, node.args[0], expected)
 
@@ -216,8 +205,6 @@ def _ite(el: Elab, node: Node, expected: Ty | None) -> V:
 
 
 def _unary_fn(el: Elab, node: Node, expected: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_consts import call_constant
-
     name = {"abs": "abs", "sqrt": "Real.sqrt", "fact": "Nat.factorial", "floor": "Int.floor",
             "ceil": "Int.ceil", "floor_nat": "Nat.floor", "ceil_nat": "Nat.ceil"}[node.op]
     return call_constant(el, Node("ident", (), name), list(node.args), expected)
@@ -235,8 +222,6 @@ def _ascr(el: Elab, node: Node, expected: Ty | None) -> V:
 
 
 def _proj(el: Elab, node: Node, expected: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_consts import method_call
-
     return method_call(el, node.args[0], node.value, [], expected)
 
 
@@ -293,3 +278,10 @@ _HANDLERS: dict[str, Any] = {
     "dvd": _dvd, "modeq": _modeq, "subset": _subset,
 }
 assert not (set(_HANDLERS) & ARITH)
+
+
+class Elaborator(Elab):
+    """The elaborator to use: :class:`Elab` with every non-arithmetic form dispatched to the handlers above."""
+
+    def form(self, node: Node, expected: Ty | None) -> V:
+        return elab_form(self, node, expected)

@@ -1,4 +1,5 @@
-"""A Pratt parser for Lean 4 terms into a small syntax tree (:class:`Node`), with no meaning attached.
+"""A Pratt parser for Lean 4 terms into the syntax tree of ``syntax`` (:class:`Node`), with no meaning
+attached. Layer: parse (tokens from ``lex`` in, a tree out).
 
 It reads surface syntax (``fun n => n * (n + 1)``, ``{x : ℝ | 0 < x}``, ``∑ k in Finset.range 5, k``)
 and therefore pp.explicit output too (``@HAdd.hAdd Nat Nat Nat inst a b`` is an application).
@@ -11,10 +12,8 @@ and big-operator bodies (``∑ x ∈ s, body``) are read at 67 as in Mathlib, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from paperworks.tools.lean.symbolic_lex import Token, tokenize
+from paperworks.tools.lean.symbolic.lex import Token, tokenize
+from paperworks.tools.lean.symbolic.syntax import Binder, Node, tree_depth
 
 MAX_DEPTH = 100
 MAX_TREE_DEPTH = 300
@@ -22,28 +21,6 @@ MAX_TREE_DEPTH = 300
 
 class ParseError(ValueError):
     """The text is not a Lean term this parser reads."""
-
-
-@dataclass(frozen=True, eq=False)
-class Node:
-    """A syntax tree node. ``op`` names the form; ``value`` carries names, numerals and binders."""
-
-    op: str
-    args: tuple[Node, ...] = ()
-    value: Any = None
-
-    def __repr__(self) -> str:  # compact, for error messages and tests
-        inner = " ".join(repr(a) for a in self.args)
-        val = "" if self.value is None else repr(self.value)
-        return f"({self.op} {val} {inner})".replace("  ", " ")
-
-
-@dataclass(frozen=True)
-class Binder:
-    """One bound variable: a pattern (an ``ident`` node, or a ``tuple`` of patterns) and its type."""
-
-    pattern: Node
-    type: Node | None
 
 
 INFIX: dict[str, tuple[int, str, str]] = {  # symbol -> (precedence, associativity, op)
@@ -74,21 +51,6 @@ def parse(text: str) -> Node:
     if tree_depth(node) > MAX_TREE_DEPTH:  # long left-associated chains nest without parser recursion
         raise ParseError(f"term nested deeper than {MAX_TREE_DEPTH}")
     return node
-
-
-def tree_depth(node: Node) -> int:
-    """Depth of a syntax tree, computed without recursion."""
-    best = 0
-    stack = [(node, 1)]
-    while stack:
-        n, d = stack.pop()
-        best = max(best, d)
-        stack.extend((a, d + 1) for a in n.args)
-        if isinstance(n.value, Binder) and n.value.type is not None:
-            stack.append((n.value.type, d + 1))
-        elif isinstance(n.value, tuple):
-            stack.extend((b.type, d + 1) for b in n.value if isinstance(b, Binder) and b.type is not None)
-    return best
 
 
 class _Parser:

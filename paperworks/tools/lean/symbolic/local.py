@@ -1,20 +1,9 @@
-"""A symbolic (non-Lean) answer checker for formal problem solving (D-FPS / FPS benchmarks).
+"""One check, and one row's coverage, in this process: what the worker process runs (and what runs here
+with ``isolate=False``). Layer: entry (below ``api`` and ``worker``; above parse, elaborate and compare,
+which it imports only inside its functions, so that importing the checker does not import SymPy).
 
-Lean's RPE would check ``(answer = submission) ↔ formal_answer``; with no Lean available here we
-judge with SymPy instead, and every verdict says so (``label``). The pipeline:
-
-1. ``symbolic_lex``/``symbolic_parse``: one tokenizer and Pratt parser read both Lean's pp.explicit
-   output (the benchmark's ``formal_answer``) and ordinary surface syntax (the solver's term).
-2. ``symbolic_consts``/``symbolic_elab``/``symbolic_forms``: elaboration at the answer type into
-   SymPy values, following Lean's typing rules that change values (ℕ subtraction and division,
-   ℤ division, numerals typed by context, ``^`` exponents typed on their own).
-3. ``symbolic_ref``: the reference value out of ``@Eq T answer X`` (and the other shapes it lists).
-4. ``symbolic_equiv``/``symbolic_sets``: equivalence — symbolic first, then seeded numeric sampling.
-
-Safety: inputs are bounded in length and nesting, exact powers and factorials in size, every step
-by a deadline, and :func:`check_answer` runs the work in a separate worker process that is killed
-when ``timeout_s`` passes (``symbolic_worker``), so no submission can hang or crash the caller. Failures never raise:
-they come back as ``equivalent=None`` with a one-line reason.
+A check reads the reference (``ref.parse_reference``) and each submitted term (``ref.parse_submission``),
+compares them (``equiv.Comparer``) and returns a :class:`SymbolicVerdict`; it never raises.
 """
 
 from __future__ import annotations
@@ -22,8 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
-
-from paperworks.tools.lean.symbolic_worker import Worker
 
 LABEL = "symbolic, not Lean-verified"
 MAX_SUBMISSION_CHARS = 20_000
@@ -60,37 +47,11 @@ def _short(x: Any, limit: int = 2_000) -> str:
     return s if len(s) <= limit else s[:limit] + "…"
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(str(text).split())[:300]
 
 
-def check_answer(submission: str, formal_answer: str, answer_type: str, *, intros: list | None = None,
-                 timeout_s: float = 5.0, isolate: bool = True) -> SymbolicVerdict:
-    """Judge ``submission`` (a Lean term in surface syntax) against a row's ``formal_answer``.
-
-    ``answer_type`` is the row's ``formal_answer_type``; ``intros`` its intro binders (their
-    variables may appear on both sides). The work runs in a worker process killed after
-    ``timeout_s`` (``isolate=False`` runs it here, bounded only by guards and deadlines).
-    """
-    start = time.monotonic()
-    early = _precheck(submission, formal_answer, answer_type)
-    if early is not None:
-        return early
-    if not isolate:
-        return check_answer_local(submission, formal_answer, answer_type, intros=intros, timeout_s=timeout_s)
-    try:
-        verdict = _WORKER.call("check", (submission, formal_answer, answer_type, intros, timeout_s), timeout_s + 1.0)
-    except TimeoutError:
-        return SymbolicVerdict(None, "undecided", f"timed out after {timeout_s:g} s",
-                               elapsed_s=time.monotonic() - start)
-    except (OSError, EOFError, RuntimeError) as err:
-        return SymbolicVerdict(None, "undecided", _one_line(f"checker worker failed: {err}"),
-                               elapsed_s=time.monotonic() - start)
-    assert isinstance(verdict, SymbolicVerdict)
-    return verdict
-
-
-def _precheck(submission: Any, formal_answer: Any, answer_type: Any) -> SymbolicVerdict | None:
+def precheck(submission: Any, formal_answer: Any, answer_type: Any) -> SymbolicVerdict | None:
     if not isinstance(submission, str) or not submission.strip():
         return SymbolicVerdict(None, "unparsed", "empty submission")
     if len(submission) > MAX_SUBMISSION_CHARS:
@@ -104,9 +65,9 @@ def _precheck(submission: Any, formal_answer: Any, answer_type: Any) -> Symbolic
 
 def check_answer_local(submission: str, formal_answer: str, answer_type: str, *, intros: list | None = None,
                        timeout_s: float = 5.0) -> SymbolicVerdict:
-    """:func:`check_answer` in this process (used by the worker). Never raises."""
+    """:func:`~paperworks.tools.lean.symbolic.api.check_answer` in this process (used by the worker). Never raises."""
     start = time.monotonic()
-    early = _precheck(submission, formal_answer, answer_type)
+    early = precheck(submission, formal_answer, answer_type)
     if early is not None:
         return early
     deadline = start + timeout_s
@@ -117,39 +78,39 @@ def check_answer_local(submission: str, formal_answer: str, answer_type: str, *,
     except MemoryError:
         verdict = SymbolicVerdict(None, "undecided", "out of memory")
     except Exception as err:  # a verdict, never an exception, whatever SymPy raises
-        verdict = SymbolicVerdict(None, "undecided", _one_line(f"internal error: {type(err).__name__}: {err}"))
+        verdict = SymbolicVerdict(None, "undecided", one_line(f"internal error: {type(err).__name__}: {err}"))
     verdict.elapsed_s = round(time.monotonic() - start, 4)
     return verdict
 
 
 def _check(submission: str, formal_answer: str, answer_type: str, intros: list | None,
            deadline: float) -> SymbolicVerdict:
-    from paperworks.tools.lean.symbolic_equiv import Comparer
-    from paperworks.tools.lean.symbolic_funcs import TooLarge
-    from paperworks.tools.lean.symbolic_ref import parse_reference, parse_submission
+    from paperworks.tools.lean.symbolic.equiv import Comparer
+    from paperworks.tools.lean.symbolic.funcs import TooLarge
+    from paperworks.tools.lean.symbolic.ref import parse_reference, parse_submission
 
     try:
         ref = parse_reference(formal_answer, answer_type, intros, deadline)
     except TooLarge as err:
-        return SymbolicVerdict(None, "unparsed", _one_line(f"reference: {err}"))
+        return SymbolicVerdict(None, "unparsed", one_line(f"reference: {err}"))
     except (ValueError, TypeError, KeyError, IndexError, AssertionError) as err:
-        return SymbolicVerdict(None, "unparsed", _one_line(f"reference not read: {err}"))
+        return SymbolicVerdict(None, "unparsed", one_line(f"reference not read: {err}"))
     ref_text = " | ".join(_short(v) for v in ref.values)
     try:
         subs = [parse_submission(term, ref.ty, intros, deadline) for term in submission_terms(submission)]
     except TooLarge as err:
-        return SymbolicVerdict(None, "unparsed", _one_line(f"submission: {err}"), reference_expr=ref_text)
+        return SymbolicVerdict(None, "unparsed", one_line(f"submission: {err}"), reference_expr=ref_text)
     except (ValueError, TypeError, KeyError, IndexError, AssertionError) as err:
-        return SymbolicVerdict(None, "unparsed", _one_line(f"submission not read: {err}"), reference_expr=ref_text)
+        return SymbolicVerdict(None, "unparsed", one_line(f"submission not read: {err}"), reference_expr=ref_text)
     sub_text = " | ".join(_short(v) for v in subs)
     cmp = Comparer(deadline)
     try:
         outcome = _against(cmp, subs, ref)
     except TooLarge as err:
-        return SymbolicVerdict(None, "undecided", _one_line(f"comparison stopped: {err}"), sub_text, ref_text)
+        return SymbolicVerdict(None, "undecided", one_line(f"comparison stopped: {err}"), sub_text, ref_text)
     method = outcome.method if outcome.equal is not None else "undecided"
     reason = outcome.reason if not ref.notes else f"{outcome.reason} ({'; '.join(ref.notes)})"
-    return SymbolicVerdict(outcome.equal, method, _one_line(reason), sub_text, ref_text)
+    return SymbolicVerdict(outcome.equal, method, one_line(reason), sub_text, ref_text)
 
 
 def submission_terms(text: str) -> list[str]:
@@ -193,12 +154,12 @@ def _balanced(text: str) -> bool:
 def _against(cmp: Any, subs: list[Any], ref: Any) -> Any:
     """Lean's reading: ``(answer = s₁ ∨ …) ↔ REF`` holds iff the submitted values and the reference's are
     the same set (a single value against two distinct alternatives is a miss, as RPE would find)."""
-    from paperworks.tools.lean.symbolic_equiv import no, unknown, yes
+    from paperworks.tools.lean.symbolic.outcome import no, unknown, yes
 
     if ref.kind == "member":
         if len(subs) != 1:
             return unknown("several submitted values against a reference set: not decided here")
-        from paperworks.tools.lean.symbolic_sets import member
+        from paperworks.tools.lean.symbolic.sets import member
 
         got = member(cmp, ref.values[0], subs[0], ref.ty)
         if got is None:
@@ -226,19 +187,10 @@ def _against(cmp: Any, subs: list[Any], ref: Any) -> Any:
     return unknown("undecided against the reference values")
 
 
-# -- the worker process ------------------------------------------------------------------------------
-_WORKER = Worker()
-
-
-def shutdown_worker() -> None:
-    """Stop the checker's worker process (it also stops when this process exits)."""
-    _WORKER.close()
-
-
 # -- coverage ----------------------------------------------------------------------------------------
 def coverage_row(row: dict[str, Any], timeout_s: float = 5.0) -> dict[str, Any]:
     """One row's coverage facts: reference parsed? informal parsed? agreement? (never raises)."""
-    from paperworks.tools.lean.symbolic_equiv import time_limit
+    from paperworks.tools.lean.symbolic.funcs import time_limit
 
     start = time.monotonic()
     out: dict[str, Any] = {"reference": False, "informal": False, "agrees": None, "reason": ""}
@@ -246,14 +198,14 @@ def coverage_row(row: dict[str, Any], timeout_s: float = 5.0) -> dict[str, Any]:
         with time_limit(timeout_s * 2):
             out.update(_coverage_row(row, start + timeout_s))
     except Exception as err:  # one bad row must not stop the report
-        out["reason"] = out["reason"] or _one_line(f"{type(err).__name__}: {err}")[:120]
+        out["reason"] = out["reason"] or one_line(f"{type(err).__name__}: {err}")[:120]
     out["seconds"] = round(time.monotonic() - start, 4)
     return out
 
 
 def _coverage_row(row: dict[str, Any], deadline: float) -> dict[str, Any]:
-    from paperworks.tools.lean.symbolic_latex import LatexUnparsed, compare_informal
-    from paperworks.tools.lean.symbolic_ref import parse_reference
+    from paperworks.tools.lean.symbolic.latex import LatexUnparsed, compare_informal
+    from paperworks.tools.lean.symbolic.ref import parse_reference
 
     out: dict[str, Any] = {}
     try:
@@ -285,63 +237,3 @@ def _reason_key(err: Exception) -> str:
 
     text = re.sub(r"\d+", "N", str(err))[:90]
     return f"{type(err).__name__}: {text}"
-
-
-def coverage(rows: list[dict[str, Any]], *, timeout_s: float = 5.0, isolate: bool = True,
-             top: int = 12) -> dict[str, Any]:
-    """Coverage of one benchmark file's rows: references parsed, informal answers parsed, informal
-    answers that agree with the formal one (as judged here), and the commonest failure reasons."""
-    from collections import Counter
-
-    n = len(rows)
-    ref_ok = inf_ok = agree = disagree = undecided = 0
-    readers: Counter[str] = Counter()
-    reasons: Counter[str] = Counter()
-    seconds = 0.0
-    for row in rows:
-        if isolate:
-            try:
-                res = _WORKER.call("coverage_row", (row, timeout_s), timeout_s * 3 + 2)
-            except (TimeoutError, RuntimeError, OSError, EOFError):
-                res = {"reference": False, "informal": False, "agrees": None, "reason": "timed out", "seconds": 0}
-        else:
-            res = coverage_row(row, timeout_s)
-        seconds += float(res.get("seconds", 0.0))
-        ref_ok += bool(res["reference"])
-        inf_ok += bool(res["informal"])
-        if res["informal"]:
-            readers[str(res.get("informal_reader"))] += 1
-            agree += res["agrees"] is True
-            disagree += res["agrees"] is False
-            undecided += res["agrees"] is None
-        if res.get("reason"):
-            reasons[_group(res["reason"])] += 1
-
-    def pct(k: int) -> float:
-        return round(100.0 * k / n, 1) if n else 0.0
-
-    return {
-        "rows": n,
-        "reference_parsed": ref_ok, "reference_parsed_pct": pct(ref_ok),
-        "informal_parsed": inf_ok, "informal_parsed_pct": pct(inf_ok),
-        "informal_parsed_as_lean": readers["lean"], "informal_parsed_as_latex": readers["latex"],
-        "informal_agrees": agree, "informal_agrees_pct": pct(agree),
-        "informal_disagrees": disagree, "informal_undecided": undecided,
-        "agreement_of_parsed_pct": round(100.0 * agree / inf_ok, 1) if inf_ok else 0.0,
-        "seconds_total": round(seconds, 2), "seconds_per_row": round(seconds / n, 4) if n else 0.0,
-        "top_failure_reasons": reasons.most_common(top),
-    }
-
-
-def _group(reason: str) -> str:
-    import re
-
-    reason = re.sub(r"differs at .*", "differs at a sample point", reason)
-    reason = re.sub(r"(disagrees: ).*(only in the \w+ set)", r"\1an element is \2", reason)
-    reason = re.sub(r"(disagrees: ).*≈.*", r"\1values differ numerically", reason)
-    reason = re.sub(r"(disagrees: ).* ≠ .*", r"\1values differ", reason)
-    return reason[:110]
-
-
-__all__ = ["LABEL", "SymbolicVerdict", "check_answer", "check_answer_local", "coverage", "coverage_row",
-           "shutdown_worker"]

@@ -1,4 +1,6 @@
-"""Elaboration: a parsed Lean term plus an expected type becomes a SymPy value with its Lean type.
+"""The elaborator's core: a parsed Lean term plus an expected type becomes a typed SymPy value (:class:`V`).
+Layer: elaborate (above ``values``; the handlers of ``forms``, ``constants`` and ``handlers`` sit above
+it and reach it only through the :class:`Elab` they are given).
 
 The rules follow Lean 4's elaborator where they decide a value:
 - Arithmetic trees (``+ - * / %``, unary ``-``, ``⁻¹``, and the base of ``^``) are elaborated like
@@ -7,42 +9,31 @@ The rules follow Lean 4's elaborator where they decide a value:
   coerced up (``↑n``). With no typed leaf and no expected type, numerals are ℕ (Lean's default
   instance). The exponent of ``^`` is elaborated on its own, so ``x ^ (1/2)`` has exponent
   ``1 / 2 = 0`` in ℕ, exactly as in Lean.
-- In ℕ, ``a - b`` is ``max(a - b, 0)`` and ``a / b`` is ``⌊a / b⌋`` (``a / 0 = 0``); in ℤ, ``/`` is
-  ``Int.ediv`` and ``%`` is ``Int.emod`` (see ``symbolic_funcs``); ``Fin n`` and ``ZMod n`` reduce mod n.
-  Mathlib's junk values are modelled where they decide a value: ``x / 0 = 0`` (a symbolic
-  denominator becomes ``Inv0``, which SymPy cannot cancel, and the check looks at its zeros), and
-  for closed arguments ``√(-1) = 0``, ``log (-x) = log x``, ``log 0 = 0``, clamped ``arcsin``/``arccos``
-  and ``Real.rpow`` of a negative base; elsewhere sampling skips points where a side is undefined.
+- The operations then take Lean's meaning at the tree's type (``values``: ℕ subtraction and division,
+  ℤ ``Int.ediv``/``Int.emod``, ``Fin n``/``ZMod n`` mod n). Mathlib's junk values are modelled where
+  they decide a value: ``x / 0 = 0`` (a symbolic denominator becomes ``Inv0``, which SymPy cannot
+  cancel, and the check looks at its zeros), and for closed arguments ``√(-1) = 0``,
+  ``log (-x) = log x``, ``log 0 = 0``, clamped ``arcsin``/``arccos`` and ``Real.rpow`` of a negative
+  base; elsewhere sampling skips points where a side is undefined.
 - Bound variables get canonical names by binding depth (``_v0``, ``_v1``, …; tuple components
   ``_v0_0``, ``_v0_1``), so alpha-equivalent terms become identical SymPy trees. A binder without a
   type takes it from the expected type (``fun`` under ``A → B``, ``{x | p}`` under ``Set A``), else the
   answer's scalar type.
 - Relations are elaborated like ``binrel%`` (both sides unified as one tree, no expected type).
+- Every other form (names, applications, binders, sets, notation) goes to :meth:`Elab.form`, which
+  ``forms.Elaborator`` fills in.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from paperworks.tools.lean.symbolic_funcs import (
-    IntDiv,
-    Inv0,
-    LeanMod,
-    LEq,
-    Mem,
-    NatDiv,
-    Quant,
-    check_deadline,
-    guarded_pow,
-)
-from paperworks.tools.lean.symbolic_parse import Binder, Node
-from paperworks.tools.lean.symbolic_types import (
-    INT,
+from paperworks.tools.lean.symbolic.funcs import Mem, Quant, check_deadline
+from paperworks.tools.lean.symbolic.leantypes import (
     NAT,
     PROP,
     REAL,
@@ -53,61 +44,11 @@ from paperworks.tools.lean.symbolic_types import (
     join,
     type_of_node,
 )
-
-
-class ElabError(ValueError):
-    """The term does not elaborate (unknown name, type mismatch, unsupported form)."""
-
-
-@dataclass
-class V:
-    """An elaborated value: a SymPy object and its Lean type (None: a numeral not yet typed)."""
-
-    val: Any
-    ty: Ty | None
-
+from paperworks.tools.lean.symbolic.syntax import Binder, Node
+from paperworks.tools.lean.symbolic.values import ElabError, V, arith, canonical_value, equality, power
 
 ARITH = {"add", "sub", "mul", "div", "mod", "neg", "inv", "pow"}
 RELS = {"eq": sp.Eq, "ne": sp.Ne, "lt": sp.Lt, "le": sp.Le, "gt": sp.Gt, "ge": sp.Ge}
-
-
-def assumptions(ty: Ty) -> dict[str, bool]:
-    """SymPy assumptions for a variable of a number type."""
-    if ty.head in ("Nat", "Fin"):
-        return {"integer": True, "nonnegative": True}
-    if ty.head in ("Int", "ZMod"):
-        return {"integer": True}
-    if ty.head == "Rat":
-        return {"rational": True}
-    if ty.head == "Real":
-        return {"real": True}
-    if ty.head == "Complex":
-        return {"complex": True}
-    return {}
-
-
-def base_set(ty: Ty) -> Any:
-    """The set of all values of ``ty`` (``Set.univ``)."""
-    table = {"Nat": sp.S.Naturals0, "Int": sp.S.Integers, "Rat": sp.S.Rationals, "Real": sp.S.Reals,
-             "Complex": sp.S.Complexes, "Fin": sp.S.Naturals0, "ZMod": sp.S.Integers}
-    if ty.head in table:
-        if ty.head == "Fin" and ty.n is not None and ty.n <= 10_000:
-            return sp.FiniteSet(*range(ty.n))
-        return table[ty.head]
-    if ty.head == "Prod":
-        return sp.ProductSet(base_set(ty.args[0]), base_set(ty.args[1]))
-    return sp.S.UniversalSet
-
-
-def canonical_value(ty: Ty, name: str, fun_prefix: str = "F") -> Any:
-    """A fresh value of type ``ty`` named ``name``: a symbol, or a tuple of them. A function-typed
-    variable is a plain symbol (``F`` + name); applying it gives ``Function(that name)(args)``."""
-    if ty.head == "Prod":
-        return sp.Tuple(canonical_value(ty.args[0], name + "_0", fun_prefix),
-                        canonical_value(ty.args[1], name + "_1", fun_prefix))
-    if ty.head == "Fun":
-        return sp.Symbol(fun_prefix + name)
-    return sp.Symbol(name, **assumptions(ty))
 
 
 class Elab:
@@ -130,9 +71,12 @@ class Elab:
             return self.numeric([node], expected)[0]
         if op in RELS:
             return self.relation(op, node.args[0], node.args[1])
-        from paperworks.tools.lean.symbolic_forms import elab_form
+        return self.form(node, expected)
 
-        return elab_form(self, node, expected)
+    def form(self, node: Node, expected: Ty | None) -> V:
+        """Elaborate a node that is neither arithmetic nor a relation. This core knows none of those
+        forms; ``forms.Elaborator`` (the elaborator to use) dispatches them to its handlers."""
+        raise ElabError(f"unsupported syntax: {node.op}")
 
     def type_of(self, node: Node) -> Ty:
         try:
@@ -404,78 +348,6 @@ def _flat(value: Any) -> list[Any]:
     return [value]
 
 
-def _field_div(a: Any, b: Any) -> Any:
-    """``a / b`` in a field: ``a * Inv0(b)`` for a symbolic ``b``, so that SymPy cannot cancel ``b``
-    (``x / x`` is 0 at ``x = 0`` in Lean); the equivalence check looks at the zeros of ``b``."""
-    if isinstance(b, sp.Expr) and b.free_symbols:
-        return a * Inv0(b)
-    return a / b
-
-
-def arith(op: str, a: Any, b: Any, ty: Ty) -> Any:
-    """``a op b`` with Lean's meaning at type ``ty``."""
-    h = ty.head
-    if op == "add":
-        out = a + b
-    elif op == "mul":
-        out = a * b
-    elif op == "sub":
-        out = sp.Max(a - b, 0) if h == "Nat" else a - b
-    elif op == "div":
-        if h == "Nat":
-            out = NatDiv(a, b)
-        elif h == "Int":
-            out = IntDiv(a, b)
-        elif h in ("Fin", "ZMod"):
-            raise ElabError(f"division in {ty} is not supported")
-        else:
-            out = sp.Integer(0) if b == 0 else _field_div(a, b)
-    elif op == "mod":
-        if h not in ("Nat", "Int", "Fin", "ZMod"):
-            raise ElabError(f"% on {ty} is not supported")
-        out = LeanMod(a, b)
-    else:
-        raise ElabError(f"unknown operation {op}")
-    if h in ("Fin", "ZMod") and ty.n:
-        out = sp.Mod(out, ty.n)
-    return out
-
-
-def power(base: Any, exp: Any, ty: Ty, exp_ty: Ty | None) -> Any:
-    """``base ^ exp`` at type ``ty`` (a natural, integer or real exponent), size-guarded. Closed
-    arguments take Mathlib's values where SymPy's differ: ``0 ^ e = 0`` for ``e < 0`` (``0⁻¹ = 0``,
-    ``Real.rpow 0 e = 0``), and ``Real.rpow b e = |b| ^ e * cos (e * π)`` for ``b < 0``."""
-    closed = all(isinstance(v, sp.Expr) and v.is_number and v.is_extended_real is True for v in (base, exp))
-    if closed and ty.head in ("Real", "Rat", "Complex") and base.is_zero is True and exp.is_negative is True:
-        return sp.Integer(0)
-    if (closed and ty.head == "Real" and exp_ty is not None and exp_ty.head == "Real"
-            and base.is_negative is True and exp.is_integer is False):
-        return guarded_pow(-base, exp) * sp.cos(exp * sp.pi)
-    out = guarded_pow(base, exp)
-    if ty.head in ("Nat", "Int") and exp_ty is not None and exp_ty.head not in ("Nat", "Fin"):
-        raise ElabError(f"{ty} ^ {exp_ty} has no instance")
-    if ty.head in ("Fin", "ZMod") and ty.n:
-        out = sp.Mod(out, ty.n)
-    return out
-
-
-def equality(op: str, a: Any, b: Any, ty: Ty) -> Any:
-    """``a = b`` (or ``≠``) for values that are not numbers."""
-    if op not in ("eq", "ne"):
-        if ty.head == "Set" and op in ("le", "lt"):
-            return LEq(sp.Intersection(a, b), a)
-        raise ElabError(f"order on {ty} is not supported")
-    if ty.head == "Prop":
-        out = sp.Equivalent(a, b)
-    elif isinstance(a, sp.Tuple) and isinstance(b, sp.Tuple) and len(a) == len(b) and ty.head == "Prod":
-        out = sp.And(*[equality("eq", x, y, t) for x, y, t in zip(a, b, ty.args, strict=True)])
-    elif ty.numeric:
-        out = sp.Eq(a, b)
-    else:
-        out = LEq(a, b)
-    return sp.Not(out) if op == "ne" else out
-
-
 def membership(el: Elab, x: Node, s: Node) -> Any:
     """``x ∈ s`` as a SymPy proposition."""
     sv = el.elab(s, None)
@@ -493,7 +365,3 @@ def membership(el: Elab, x: Node, s: Node) -> Any:
         return sv.val.contains(xv.val)
     except (TypeError, ValueError, NotImplementedError) as err:
         raise ElabError(f"membership not decidable here: {err}") from err
-
-
-__all__ = ["Elab", "ElabError", "V", "arith", "assumptions", "base_set", "canonical_value",
-           "equality", "membership", "power", "INT", "NAT", "PROP", "REAL"]

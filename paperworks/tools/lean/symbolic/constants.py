@@ -1,4 +1,5 @@
-"""Known Lean constants: each one's parameter kinds and meaning.
+"""Known Lean constants: each one's parameter kinds and meaning, and big operators. Layer: elaborate
+(above ``handlers``, whose functions fill the table; ``forms`` calls :func:`call_constant`).
 
 The general rule for pp.explicit: a head written ``@Name`` is followed by *all* its arguments, in
 order. ``KINDS`` spells them per constant: ``t`` an implicit type (read, e.g. the ``Real`` of
@@ -15,7 +16,14 @@ from typing import Any
 
 import sympy as sp
 
-from paperworks.tools.lean.symbolic_builtins import (
+from paperworks.tools.lean.symbolic.elab import Elab
+from paperworks.tools.lean.symbolic.funcs import (
+    IsPrime,
+    guarded_binomial,
+    guarded_factorial,
+    safe_subs,
+)
+from paperworks.tools.lean.symbolic.handlers import (
     MAX_EXPAND,
     POLY_X,
     Arg,
@@ -58,21 +66,9 @@ from paperworks.tools.lean.symbolic_builtins import (
     interval_set,
     project,
 )
-from paperworks.tools.lean.symbolic_elab import (
-    Elab,
-    ElabError,
-    V,
-    canonical_value,
-    power,
-)
-from paperworks.tools.lean.symbolic_funcs import (
-    IsPrime,
-    guarded_binomial,
-    guarded_factorial,
-    safe_subs,
-)
-from paperworks.tools.lean.symbolic_parse import Binder, Node
-from paperworks.tools.lean.symbolic_types import COMPLEX, INT, NAT, PROP, REAL, Ty, fun
+from paperworks.tools.lean.symbolic.leantypes import COMPLEX, INT, NAT, PROP, REAL, Ty, fun
+from paperworks.tools.lean.symbolic.syntax import Binder, Node
+from paperworks.tools.lean.symbolic.values import ElabError, V, canonical_value, power
 
 
 def _sum_prod(is_sum: bool) -> Handler:

@@ -1,4 +1,5 @@
-"""Meanings of the known Lean constants, one handler each (used by ``symbolic_consts``'s table).
+"""Meanings of the known Lean constants, one handler each (used by ``constants``'s table). Layer:
+elaborate (above ``elab``; a handler reaches every other form through the :class:`Elab` it is given).
 
 A handler gets the elaborator, the explicit arguments (syntax nodes, or values already elaborated
 for ``x.f`` calls), the implicit type arguments that were written (``@Name`` form; None otherwise)
@@ -15,18 +16,11 @@ from typing import Any
 
 import sympy as sp
 
-from paperworks.tools.lean.symbolic_elab import (
-    Elab,
-    ElabError,
-    V,
-    arith,
-    base_set,
-    membership,
-    power,
-)
-from paperworks.tools.lean.symbolic_funcs import LeanMod, TooLarge
-from paperworks.tools.lean.symbolic_parse import Binder, Node
-from paperworks.tools.lean.symbolic_types import INT, NAT, PROP, REAL, Ty, fun, prod
+from paperworks.tools.lean.symbolic.elab import RELS, Elab, membership
+from paperworks.tools.lean.symbolic.funcs import LeanMod, TooLarge
+from paperworks.tools.lean.symbolic.leantypes import INT, NAT, PROP, REAL, Ty, fun, prod
+from paperworks.tools.lean.symbolic.syntax import Binder, Node
+from paperworks.tools.lean.symbolic.values import ElabError, V, arith, base_set, equality, power
 
 Arg = Node | V
 Handler = Callable[[Elab, list[Arg], list[Ty | None], Ty | None], V]
@@ -141,14 +135,10 @@ def _rel(op: str) -> Handler:
         if any(isinstance(x, V) for x in a):
             raise ElabError("relation on pre-elaborated values")
         if t and t[0] is not None and not t[0].numeric:
-            from paperworks.tools.lean.symbolic_elab import equality
-
             x, y = _arg(el, a[0], t[0]), _arg(el, a[1], t[0])
             return V(equality(op, x.val, y.val, t[0]), PROP)
         if t and t[0] is not None:
             x, y = _arg(el, a[0], t[0]), _arg(el, a[1], t[0])
-            from paperworks.tools.lean.symbolic_elab import RELS
-
             return V(RELS[op](x.val, y.val), PROP)
         return el.relation(op, a[0], a[1])  # type: ignore[arg-type]
 
@@ -179,10 +169,8 @@ def _setof(el: Elab, a: list[Arg], t: list[Ty | None], exp: Ty | None) -> V:
     binders = list(lam.value)
     if len(binders) != 1:
         raise ElabError("setOf with several binders")
-    from paperworks.tools.lean.symbolic_forms import elab_form
-
     target = Ty("Set", (t[0],)) if t[0] is not None else exp
-    return elab_form(el, Node("setof", (lam.args[0],), binders[0]), target)
+    return el.form(Node("setof", (lam.args[0],), binders[0]), target)
 
 
 def _set_elem(t: list[Ty | None], exp: Ty | None) -> Ty | None:
@@ -310,11 +298,9 @@ def _vec_cons(el: Elab, a: list[Arg], t: list[Ty | None], exp: Ty | None) -> V:
 
 
 def _ite(el: Elab, a: list[Arg], t: list[Ty | None], exp: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_forms import elab_form
-
     if not all(isinstance(x, Node) for x in a):
         raise ElabError("ite of pre-elaborated values")
-    return elab_form(el, Node("ite", tuple(a)), t[0] or exp)  # type: ignore[arg-type]
+    return el.form(Node("ite", tuple(a)), t[0] or exp)  # type: ignore[arg-type]
 
 
 def _poly_x(el: Elab, a: list[Arg], t: list[Ty | None], exp: Ty | None) -> V:
@@ -346,13 +332,12 @@ def _mv_x(el: Elab, a: list[Arg], t: list[Ty | None], exp: Ty | None) -> V:
 
 
 def _coe_fn(el: Elab, a: list[Arg], t: list[Ty | None], exp: Ty | None) -> V:
-    from paperworks.tools.lean.symbolic_consts import call_constant
-
     head = a[0]
     while isinstance(head, Node) and head.op == "paren":
         head = head.args[0]
     if isinstance(head, Node) and head.op == "ident" and head.value not in el.scope and isinstance(a[1], Node):
-        return call_constant(el, head, [a[1]], exp)  # a bundled map (an OrderIso, a RingHom) applied
+        # a bundled map (an OrderIso, a RingHom) applied: ``⇑f x`` is the application ``f x`` of a constant
+        return el.form(Node("app", (head, a[1])), exp)
     f = _arg(el, a[0], None)
     return el.apply(f, [a[1]]) if isinstance(a[1], Node) else el.apply(f, [])
 

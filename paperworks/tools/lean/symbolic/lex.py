@@ -1,4 +1,5 @@
-"""Tokenizer for Lean 4 terms, both pp.explicit output and ordinary surface syntax.
+"""Tokenizer for Lean 4 terms, both pp.explicit output and ordinary surface syntax. Layer: parse (its
+first step; imports nothing of the checker).
 
 One token stream serves both: pp.explicit is a subset of surface syntax (prefix applications with
 ``@Name`` heads, ``fun (x : T) => ...``, ``nat_lit n``), so one lexer and one parser read both.

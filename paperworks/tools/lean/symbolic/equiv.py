@@ -1,4 +1,5 @@
-"""Equivalence of two elaborated values of one Lean type.
+"""Equivalence of two elaborated values of one Lean type (:class:`Comparer`). Layer: compare (above
+``sets``, ``sampling`` and ``outcome``; it reads only values and types, never syntax).
 
 Order of attempts, per type:
 - Any type: identical trees (bound variables are canonically named, so alpha-equivalent terms
@@ -20,72 +21,30 @@ Order of attempts, per type:
 
 from __future__ import annotations
 
-import random
-import signal
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from itertools import product
 from typing import Any
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from paperworks.tools.lean.symbolic_elab import canonical_value
-from paperworks.tools.lean.symbolic_funcs import Inv0, Mem, Quant, TooLarge, check_deadline, safe_subs, to_complex
-from paperworks.tools.lean.symbolic_types import Ty
+from paperworks.tools.lean.symbolic.funcs import (
+    Inv0,
+    Mem,
+    Quant,
+    TooLarge,
+    check_deadline,
+    safe_subs,
+    time_limit,
+    to_complex,
+)
+from paperworks.tools.lean.symbolic.leantypes import Ty
+from paperworks.tools.lean.symbolic.outcome import Outcome, no, unknown, yes
+from paperworks.tools.lean.symbolic.sampling import boundary_points, truth
+from paperworks.tools.lean.symbolic.sets import compare_sets
+from paperworks.tools.lean.symbolic.values import canonical_value
 
 REL_TOL = 1e-9
 MIN_POINTS = 3
-SEED = 20260101
-
-
-@dataclass
-class Outcome:
-    """``equal``: True/False/None (undecided); ``method``: symbolic or numeric; ``reason``: one line."""
-
-    equal: bool | None
-    method: str
-    reason: str
-
-
-def yes(method: str, reason: str) -> Outcome:
-    return Outcome(True, method, reason)
-
-
-def no(method: str, reason: str) -> Outcome:
-    return Outcome(False, method, reason)
-
-
-def unknown(reason: str) -> Outcome:
-    return Outcome(None, "undecided", reason)
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`TooLarge` inside the block after ``seconds`` (main thread only; else no limit)."""
-    usable = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-    if not usable or seconds <= 0:
-        yield
-        return
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise TooLarge("step timed out")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
-    if outer and outer < seconds:  # an enclosing limit comes first: keep it
-        signal.setitimer(signal.ITIMER_REAL, outer)
-    start = time.monotonic()
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        if outer:
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 0.001))
 
 
 class Comparer:
@@ -117,8 +76,6 @@ class Comparer:
         if h == "Fun":
             return self.functions(a, b, ty)
         if h == "Set":
-            from paperworks.tools.lean.symbolic_sets import compare_sets
-
             return compare_sets(self, a, b, ty.args[0])
         if h == "Prop":
             return self.props(a, b)
@@ -280,7 +237,7 @@ class Comparer:
     def sample(self, evaluate: Any, a: Any, b: Any, real_only: bool) -> Outcome:
         """Compare at seeded points; for ℝ-valued sides, points where a side is not real are skipped."""
         syms = set().union(*(e.free_symbols for e in (a, b) if isinstance(e, sp.Basic)))
-        points = boundary_points(self, [a, b], syms)[:60]  # seeded points, then the formulas' numbers
+        points = boundary_points([a, b], syms, self.nat_min)[:60]  # seeded points, then the formulas' numbers
         agree = 0
         for pt in points:
             check_deadline(self.deadline)
@@ -304,32 +261,6 @@ class Comparer:
             return yes("numeric", f"agrees at {agree} sample points")
         return unknown(f"only {agree} sample points where both sides are defined")
 
-    def points(self, *exprs: Any) -> list[dict[Any, Any]]:
-        """Seeded sample points for the free symbols (and unknown functions) of ``exprs``."""
-        rng = random.Random(SEED)
-        syms = sorted(set().union(*(e.free_symbols for e in exprs if isinstance(e, sp.Basic))), key=str)
-        funcs = sorted({f.func for e in exprs if isinstance(e, sp.Basic) for f in e.atoms(AppliedUndef)}, key=str)
-        out: list[dict[Any, Any]] = []
-        for k in range(14):
-            pt: dict[Any, Any] = {}
-            for s in syms:
-                pt[s] = self.sample_value(s, k, rng)
-            for f in funcs:
-                pt.update(_test_function(f, exprs, k))
-            out.append(pt)
-        return out
-
-    def sample_value(self, s: Any, k: int, rng: random.Random) -> Any:
-        if s.is_integer and s.is_nonnegative:
-            small = [0, 1, 2, 3, 4, 5, 7, 10, 6, 9, 12, 15, 8, 11]
-            return sp.Integer(max(small[k % len(small)], self.nat_min) + (k if self.nat_min and k > 5 else 0))
-        if s.is_integer:
-            vals = [0, 1, -1, 2, -2, 3, -3, 5, -5, 7, 10, -8, 4, -4]
-            return sp.Integer(vals[k % len(vals)])
-        if s.is_rational or s.is_real:
-            return sp.Rational(rng.randint(-3000, 3000), 997) if k % 3 else sp.Rational(rng.randint(1, 3000), 991)
-        return sp.Rational(rng.randint(-2000, 2000), 997) + sp.I * sp.Rational(rng.randint(-2000, 2000), 983)
-
     # -- propositions ----------------------------------------------------------------------------
     def props(self, a: Any, b: Any) -> Outcome:
         if a in (sp.true, sp.false) and b in (sp.true, sp.false):
@@ -345,12 +276,10 @@ class Comparer:
                         sa, sb = a.as_set(), b.as_set()
                     if sa == sb:
                         return yes("symbolic", "same solution set")
-                    from paperworks.tools.lean.symbolic_sets import compare_sets
-
                     return compare_sets(self, sa, sb, Ty("Real"))
                 except (TooLarge, NotImplementedError, TypeError, ValueError, AttributeError):
                     pass
-        pts = boundary_points(self, [a, b], syms)
+        pts = boundary_points([a, b], syms, self.nat_min)
         agree = 0
         for pt in pts:
             check_deadline(self.deadline)
@@ -382,67 +311,6 @@ def _lean_at(e: Any, point: dict[Any, Any]) -> Any:
     if not isinstance(v, sp.Expr) or not v.is_number or v.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
         return None
     return v
-
-
-def truth(p: Any, pt: dict[Any, Any], deadline: float | None = None) -> bool | None:
-    """The truth value of proposition ``p`` at ``pt`` (None when it does not evaluate)."""
-    try:
-        v = safe_subs(p, pt, deadline) if pt else p
-    except (TooLarge, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
-        return None
-    if v is sp.true or v is True:
-        return True
-    if v is sp.false or v is False:
-        return False
-    try:
-        v2 = sp.simplify(v) if sp.count_ops(v) < 50 else v
-    except (TypeError, ValueError, RecursionError, AttributeError):
-        return None
-    if v2 is sp.true:
-        return True
-    if v2 is sp.false:
-        return False
-    return None
-
-
-def boundary_points(cmp: Comparer, exprs: list[Any], syms: set[Any]) -> list[dict[Any, Any]]:
-    """Sample points: seeded random ones plus, per variable, the numbers in the formulas and points
-    just beside them with the other variables random (predicates change truth there)."""
-    pts = cmp.points(*exprs)
-    consts: set[Any] = set()
-    for e in exprs:
-        for atom in e.atoms(sp.Number) if isinstance(e, sp.Basic) else ():
-            if atom.is_finite and abs(atom) < 10**6:
-                consts.add(sp.Rational(atom) if atom.is_Rational else atom)
-    ordered = sorted(consts, key=lambda v: float(v))[:20]
-    extra: list[dict[Any, Any]] = []
-    for s in sorted(syms, key=str):
-        if s.is_integer:
-            deltas: tuple[Any, ...] = (0, 1, -1)
-        elif s.is_real:
-            deltas = (0, sp.Rational(1, 10**6), -sp.Rational(1, 10**6), sp.Rational(1, 2), -sp.Rational(1, 2))
-        else:
-            continue
-        for c in ordered:
-            for delta in deltas:
-                v = c + delta
-                if s.is_integer and (not v.is_Integer or (s.is_nonnegative and v < cmp.nat_min)):
-                    continue
-                for base in pts[: 1 if len(syms) == 1 else 5]:
-                    extra.append({**base, s: v})
-    return pts + extra[:400]
-
-
-def _test_function(f: Any, exprs: tuple[Any, ...], k: int) -> dict[Any, Any]:
-    arity = 1
-    for e in exprs:
-        for app in e.atoms(AppliedUndef) if isinstance(e, sp.Basic) else ():
-            if app.func == f:
-                arity = len(app.args)
-    xs = sp.symbols(f"_t0:{arity}")
-    shapes = [lambda v: v**2 / 3 + v / 5 + 1, lambda v: sp.sin(v) + 2 * v, lambda v: sp.exp(v / 4) - v / 2]
-    body = sp.Add(*[shapes[(k + i) % 3](x) for i, x in enumerate(xs)])
-    return {f: sp.Lambda(xs, body)}
 
 
 def _has_quant(p: Any) -> bool:
@@ -478,4 +346,4 @@ def _point(pt: dict[Any, Any]) -> str:
     return ", ".join(parts) or "the point"
 
 
-__all__ = ["Comparer", "Outcome", "boundary_points", "product", "time_limit", "truth"]
+__all__ = ["Comparer"]

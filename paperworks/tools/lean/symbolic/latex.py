@@ -1,5 +1,6 @@
 """Reading a row's ``informal_answer`` (LaTeX-ish) for the coverage report, and comparing it with the
-reference. Only for coverage: a solver's submission is Lean syntax, read by ``symbolic_ref``.
+reference. Only for coverage: a solver's submission is Lean syntax, read by ``ref``. Layer: compare (its
+top: it reads a row with ``ref`` and judges with ``equiv``).
 
 Cleaning before ``latex2sympy2_extended`` (offline, ANTLR-based): ``$``/``\\(``/``\\[`` delimiters,
 ``\\boxed{…}``, answer-choice labels (``\\textbf{(C)}``, ``(B)``), ``^\\circ``, ``\\!``/``\\,``, and
@@ -24,10 +25,13 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from paperworks.tools.lean.symbolic_equiv import Comparer, Outcome, no, time_limit, unknown
-from paperworks.tools.lean.symbolic_funcs import TooLarge
-from paperworks.tools.lean.symbolic_ref import Reference
-from paperworks.tools.lean.symbolic_types import Ty
+from paperworks.tools.lean.symbolic.equiv import Comparer
+from paperworks.tools.lean.symbolic.funcs import TooLarge, time_limit
+from paperworks.tools.lean.symbolic.leantypes import Ty
+from paperworks.tools.lean.symbolic.outcome import Outcome, no, unknown
+from paperworks.tools.lean.symbolic.ref import Reference, parse_submission
+from paperworks.tools.lean.symbolic.sets import compare_sets
+from paperworks.tools.lean.symbolic.values import base_set
 
 MAX_LATEX = 600
 _PROSE = re.compile(r"(?<!\\)\b[A-Za-z]{3,}\b")
@@ -97,8 +101,6 @@ def parse_informal(text: str, ty: Ty, timeout_s: float = 2.0) -> Any:
         pred = parse_informal(cond, Ty("Prop"), timeout_s)
         x = sp.Symbol(var, **_ASSUME.get(ty.args[0].head, {}))
         pred = pred.xreplace({sp.Symbol(var): x}) if isinstance(pred, sp.Basic) else pred
-        from paperworks.tools.lean.symbolic_elab import base_set
-
         return sp.ConditionSet(x, pred, base_set(ty.args[0]))
     try:
         with time_limit(timeout_s):
@@ -238,8 +240,6 @@ def _nest(items: list[Any], t: Ty) -> Any:
 
 def parse_any(text: str, ref: Reference, intros: list | None, deadline: float) -> tuple[str, Any]:
     """Read the informal answer as a Lean term if it is one, else as LaTeX: (reader, value)."""
-    from paperworks.tools.lean.symbolic_ref import parse_submission
-
     if "\\" not in text and "$" not in text and len(text) < MAX_LATEX:
         try:
             return "lean", parse_submission(text, ref.ty, intros, deadline)
@@ -260,8 +260,6 @@ def compare_informal(text: str, ref: Reference, deadline: float,
     names = ref.source_names
     if ref.kind == "alternatives":
         if isinstance(value, sp.FiniteSet):
-            from paperworks.tools.lean.symbolic_sets import compare_sets
-
             value = sp.FiniteSet(*[fit(v, ref.ty, ref.values[0], names) for v in value])
             return reader, value, compare_sets(cmp, value, sp.FiniteSet(*ref.values), ref.ty)
         outs = [cmp.compare(fit(value, ref.ty, v, names), v, ref.ty) for v in ref.values]

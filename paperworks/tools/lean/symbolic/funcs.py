@@ -1,4 +1,5 @@
-"""SymPy pieces for Lean's semantics, and size guards so that no operation can run away.
+"""SymPy pieces for Lean's semantics, and size and time guards so that no operation can run away.
+Layer: the SymPy base under elaborate and compare (imports nothing of the checker).
 
 - ``NatDiv(a, b)``: ℕ division, ``⌊a / b⌋`` with ``a / 0 = 0``. ``IntDiv``: ℤ division as Lean's
   ``Int.ediv`` (``/`` on ℤ since 2023): ``sign(b)·⌊a / |b|⌋``, ``a / 0 = 0``. ``LeanMod``: ``%`` on ℕ
@@ -8,13 +9,18 @@
   ``Opaque(name, args)``: a value we name but do not interpret.
 - Guards: :func:`guarded_pow` and :func:`guarded_factorial` refuse results above ``MAX_BITS`` bits;
   :func:`safe_subs` substitutes values bottom-up with the same guards, so sampling
-  ``fun n => 2 ^ 2 ^ n`` at ``n = 40`` raises :class:`TooLarge` instead of hanging.
+  ``fun n => 2 ^ 2 ^ n`` at ``n = 40`` raises :class:`TooLarge` instead of hanging. Time:
+  :func:`check_deadline` between steps, :func:`time_limit` (a timer signal) around one SymPy call.
 """
 
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import sympy as sp
@@ -175,6 +181,31 @@ def check_deadline(deadline: float | None) -> None:
     """Raise :class:`TooLarge` once ``time.monotonic()`` passes ``deadline``."""
     if deadline is not None and time.monotonic() > deadline:
         raise TooLarge("time budget exhausted")
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`TooLarge` inside the block after ``seconds`` (main thread only; else no limit)."""
+    usable = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if not usable or seconds <= 0:
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise TooLarge("step timed out")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    if outer and outer < seconds:  # an enclosing limit comes first: keep it
+        signal.setitimer(signal.ITIMER_REAL, outer)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 0.001))
 
 
 def safe_subs(expr: Any, mapping: dict[Any, Any], deadline: float | None = None) -> Any:

@@ -1,5 +1,6 @@
-"""Set equality for :mod:`symbolic_equiv`: finite sets by elements, real sets by SymPy's set algebra
-or by membership of well-chosen points, integer and tuple sets by membership on a grid.
+"""Set equality for ``equiv``: finite sets by elements, real sets by SymPy's set algebra or by membership
+of well-chosen points, integer and tuple sets by membership on a grid. Layer: compare (below ``equiv``,
+whose :class:`~paperworks.tools.lean.symbolic.equiv.Comparer` it is handed to compare elements).
 
 Membership of a point is decided exactly where possible: finite sets by comparing elements,
 intervals and SymPy's number sets by ``contains``, ``{x | p x}`` by the truth of ``p`` at the point,
@@ -10,23 +11,20 @@ point out; too few decided points leave the verdict undecided.
 from __future__ import annotations
 
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sympy as sp
 
-from paperworks.tools.lean.symbolic_funcs import TooLarge, check_deadline
-from paperworks.tools.lean.symbolic_types import Ty
-
-if TYPE_CHECKING:
-    from paperworks.tools.lean.symbolic_equiv import Comparer, Outcome
+from paperworks.tools.lean.symbolic.funcs import TooLarge, check_deadline, time_limit
+from paperworks.tools.lean.symbolic.leantypes import Ty
+from paperworks.tools.lean.symbolic.outcome import Compares, Outcome, no, unknown, yes
+from paperworks.tools.lean.symbolic.sampling import boundary_points, truth
 
 MAX_FINITE = 300
 GRID = {"Nat": list(range(0, 41)), "Int": list(range(-20, 21))}
 
 
-def compare_sets(cmp: Comparer, a: Any, b: Any, elem: Ty) -> Outcome:
-    from paperworks.tools.lean.symbolic_equiv import no, unknown, yes
-
+def compare_sets(cmp: Compares, a: Any, b: Any, elem: Ty) -> Outcome:
     if a == b:
         return yes("symbolic", "identical sets")
     if not (isinstance(a, sp.Set) and isinstance(b, sp.Set)):
@@ -66,9 +64,7 @@ def compare_sets(cmp: Comparer, a: Any, b: Any, elem: Ty) -> Outcome:
     return unknown(f"membership decided at only {agree} points")
 
 
-def _finite(cmp: Comparer, a: Any, b: Any, elem: Ty) -> Outcome:
-    from paperworks.tools.lean.symbolic_equiv import no, unknown, yes
-
+def _finite(cmp: Compares, a: Any, b: Any, elem: Ty) -> Outcome:
     xs, ys = list(a), list(b)
     if len(xs) > MAX_FINITE or len(ys) > MAX_FINITE:
         return unknown("finite sets too large to match")
@@ -92,10 +88,8 @@ def _finite(cmp: Comparer, a: Any, b: Any, elem: Ty) -> Outcome:
     return yes("numeric" if "numeric" in methods else "symbolic", f"same {len(set(xs))} elements")
 
 
-def member(cmp: Comparer, s: Any, p: Any, elem: Ty) -> bool | None:
+def member(cmp: Compares, s: Any, p: Any, elem: Ty) -> bool | None:
     """Is ``p`` in ``s``? None when it cannot be decided."""
-    from paperworks.tools.lean.symbolic_equiv import truth
-
     if not isinstance(s, sp.Set):
         return None
     if isinstance(s, sp.FiniteSet):
@@ -207,12 +201,10 @@ def _scalar_like(elem: Ty) -> bool:
     return elem.numeric
 
 
-def _integer_points(cmp: Comparer, exprs: list[Any], low: int | None) -> list[Any]:
+def _integer_points(cmp: Compares, exprs: list[Any], low: int | None) -> list[Any]:
     """Integers where a predicate of ``exprs`` can change truth off the grid: the integer numbers in
     them and their neighbours, and the integers around the real roots of their equations and
     inequalities in one variable (``{x : ℕ | x = 1000}`` is not empty although 0..40 are no members)."""
-    from paperworks.tools.lean.symbolic_equiv import time_limit
-
     found: set[Any] = set()
     probe = [e for e in exprs if isinstance(e, sp.Basic)]
     for e in probe:
@@ -239,18 +231,16 @@ def _integer_points(cmp: Comparer, exprs: list[Any], low: int | None) -> list[An
     return sorted(ints, key=abs)[:200]
 
 
-def _scalar_points(cmp: Comparer, elem: Ty, exprs: list[Any]) -> list[Any]:
+def _scalar_points(cmp: Compares, elem: Ty, exprs: list[Any]) -> list[Any]:
     if elem.head in ("Nat", "Fin"):
         grid = [sp.Integer(k) for k in GRID["Nat"]]
         return grid + [k for k in _integer_points(cmp, exprs, 0) if k not in grid]
     if elem.head in ("Int", "ZMod"):
         grid = [sp.Integer(k) for k in GRID["Int"]]
         return grid + [k for k in _integer_points(cmp, exprs, None) if k not in grid]
-    from paperworks.tools.lean.symbolic_equiv import boundary_points
-
     x = sp.Symbol("_sx", real=True)
     probe = [e for e in exprs if isinstance(e, sp.Basic)]
-    pts = [pt[x] for pt in boundary_points(cmp, [sp.Tuple(*probe, x)], {x})]
+    pts = [pt[x] for pt in boundary_points([sp.Tuple(*probe, x)], {x}, cmp.nat_min)]
     extra: list[Any] = []
     for e in probe:
         for iv in e.atoms(sp.Interval):
@@ -260,7 +250,7 @@ def _scalar_points(cmp: Comparer, elem: Ty, exprs: list[Any]) -> list[Any]:
     return extra + pts + [sp.Integer(k) for k in range(-5, 6)]
 
 
-def _component_points(cmp: Comparer, t: Ty, exprs: list[Any]) -> list[Any]:
+def _component_points(cmp: Compares, t: Ty, exprs: list[Any]) -> list[Any]:
     """Points of one component of a tuple: the start of the grid, and for integers up to 6 of the
     points off the grid where a predicate can change truth."""
     pts = _scalar_points(cmp, t, exprs)
@@ -270,7 +260,7 @@ def _component_points(cmp: Comparer, t: Ty, exprs: list[Any]) -> list[Any]:
     return pts[:9]
 
 
-def _points(cmp: Comparer, a: Any, b: Any, elem: Ty) -> list[Any]:
+def _points(cmp: Compares, a: Any, b: Any, elem: Ty) -> list[Any]:
     finite = [e for s in (a, b) for e in (s.args if isinstance(s, sp.FiniteSet) else ())]
     if elem.head == "Prod":
         comps = _flat_types(elem)

@@ -1,4 +1,5 @@
-"""Reading a benchmark row: the reference value out of ``formal_answer``, and a submission.
+"""Reading a benchmark row: the reference value out of ``formal_answer``, and a submission. Layer:
+elaborate (its top: text → ``parse`` → ``forms.Elaborator`` → values ready to compare).
 
 Reference shapes (``formal_answer`` is a proposition about the variable ``answer``):
 - ``@Eq T answer X`` (also ``↑answer``, e.g. an NNReal answer compared in ℝ): the reference is X.
@@ -17,9 +18,12 @@ from typing import Any
 
 import sympy as sp
 
-from paperworks.tools.lean.symbolic_elab import Elab, ElabError, V, canonical_value
-from paperworks.tools.lean.symbolic_parse import Node, parse
-from paperworks.tools.lean.symbolic_types import NAT, REAL, Ty, TypeParseError, fun, parse_type
+from paperworks.tools.lean.symbolic.elab import Elab
+from paperworks.tools.lean.symbolic.forms import Elaborator
+from paperworks.tools.lean.symbolic.leantypes import NAT, REAL, Ty, TypeParseError, fun, parse_type
+from paperworks.tools.lean.symbolic.parse import parse
+from paperworks.tools.lean.symbolic.syntax import Node
+from paperworks.tools.lean.symbolic.values import ElabError, V, canonical_value
 
 
 class ReferenceError_(ValueError):
@@ -67,7 +71,7 @@ def default_scalar(ty: Ty) -> Ty:
 
 def make_elab(ty: Ty, intros: list[dict[str, Any]] | None, deadline: float | None) -> Elab:
     free, _ = free_variables(intros)
-    return Elab(free, default_scalar(ty), deadline)
+    return Elaborator(free, default_scalar(ty), deadline)
 
 
 def parse_reference(formal_answer: str, answer_type: str, intros: list[dict[str, Any]] | None = None,

@@ -1,4 +1,5 @@
-"""Lean types as small values (:class:`Ty`), read from pp.explicit or surface syntax.
+"""Lean types as small values (:class:`Ty`), read from pp.explicit or surface syntax. Layer: parse (the
+top of it: a type is read from a parsed term; elaboration and comparison both use :class:`Ty`).
 
 Numbers: ``Nat Int Rat Real Complex``, ordered for coercion (ℕ → ℤ → ℚ → ℝ → ℂ). Kin types are read
 as their nearest number type: ``NNReal``/``ENNReal``/``EReal`` as ``Real``, ``PNat``/``ENat`` as ``Nat``.
@@ -12,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from paperworks.tools.lean.symbolic_parse import Node, parse
+from paperworks.tools.lean.symbolic.parse import parse
+from paperworks.tools.lean.symbolic.syntax import Node
 
 NUMERIC_ORDER = {"Nat": 0, "Int": 1, "Rat": 2, "Real": 3, "Complex": 4}
 _ALIASES = {

@@ -4,6 +4,7 @@ The judge (``--judge-model``) replies with a JSON verdict ``{"reasoning": "...",
 (correct, partially correct, incorrect; worth 1, 0.5 and 0). A reply that cannot be read gets one
 corrective retry; if that fails too, the sample scores 0 with ``details["judge_error"]`` set. The
 reasoning, the grade, the raw reply, the judge model and its usage are recorded with the score.
+``scorers.py`` lists it in the scorer table as ``judge``; this module imports nothing from there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from paperworks.core.budget import Usage
 from paperworks.core.errors import UserError
 from paperworks.eval.records import Sample, Score
-from paperworks.eval.scorers import ScoreContext, register_scorer
+from paperworks.eval.score_context import ScoreContext
 
 GRADES = {"C": 1.0, "P": 0.5, "I": 0.0}
 _WORDS = {"CORRECT": "C", "PARTIAL": "P", "PARTIALLY CORRECT": "P", "PARTIALLY": "P", "INCORRECT": "I"}
@@ -132,7 +133,6 @@ def parse_verdict(text: str) -> tuple[str, str] | str:
     return 'no JSON object with a "grade" field and no "GRADE: <letter>" line'
 
 
-@register_scorer("judge")
 async def judge(sample: Sample, output: Any, answer: str, ctx: ScoreContext, *, rubric_field: str | None = None,
                 partial_credit: bool = True, max_tokens: int = 1024) -> Score:
     """Model-graded: the judge model grades the answer against ``sample.target`` (or the rubric in

@@ -16,10 +16,10 @@ import json
 import re
 import unicodedata
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from paperworks.core.errors import UserError
+from paperworks.eval import judge as _judge
 from paperworks.eval.numbers import (  # noqa: F401  (find_numbers, target_number: part of this API)
     Number,
     close_to,
@@ -29,21 +29,10 @@ from paperworks.eval.numbers import (  # noqa: F401  (find_numbers, target_numbe
     target_number,
 )
 from paperworks.eval.records import Sample, Score
+from paperworks.eval.score_context import ScoreContext
 
 ScorerFn = Callable[..., Awaitable[Score]]
 """``async (sample, output, answer, ctx, **args) -> Score``."""
-
-
-@dataclass
-class ScoreContext:
-    """Settings every scorer of an eval shares."""
-
-    judge_model: str | None = None
-    """litellm model string of the model-graded scorers' judge (``--judge-model``)."""
-    seed: int = 0
-    """Seed passed to the judge's generation."""
-    cache: bool = False
-    """Answer identical judge requests from the response cache (``--cache``)."""
 
 
 class Scorer:
@@ -325,4 +314,4 @@ async def match(sample: Sample, output: Any, answer: str, ctx: ScoreContext) -> 
     return Score(value=float(passed), passed=passed, answer=answer, explanation=why or None)
 
 
-from paperworks.eval import judge as _judge  # noqa: E402,F401  (registers "judge")
+register_scorer("judge")(_judge.judge)  # the model-graded scorer of judge.py, listed last

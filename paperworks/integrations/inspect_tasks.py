@@ -74,7 +74,7 @@ def _target(value: Any) -> str | list[str]:
 
 def dataset(suite: Suite) -> MemoryDataset:
     """The suite's samples as Inspect ``Sample``s (the paperworks input in ``metadata["paperworks_input"]``)."""
-    from paperworks.integrations.inspect_log import _input_text
+    from paperworks.integrations.inspect_samples import _input_text
 
     return MemoryDataset([InspectSample(input=_input_text(s.input), target=_target(s.target), id=s.id,
                                         metadata={**s.metadata, "paperworks_input": s.input})
@@ -101,7 +101,8 @@ def paperworks_workflow(suite_name: str, model: str | None = None, seed: int = 0
     from paperworks.core.events import EventLog, read_events
     from paperworks.eval.sample_runner import EvalSetup, run_sample
     from paperworks.eval.suite import without_scorers
-    from paperworks.integrations.inspect_log import answer_text, conversation
+    from paperworks.integrations.inspect_samples import answer_text
+    from paperworks.integrations.inspect_transcript import conversation
     from paperworks.workflows.registry import get_workflow
 
     suite = _load(suite_name)

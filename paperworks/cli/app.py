@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from paperworks import __version__
+from paperworks.cli.exits import exit_promptly, hard_exit
 from paperworks.core.errors import PaperworksError, UserError
 
 app = typer.Typer(
@@ -236,26 +237,6 @@ def _register_eval_commands() -> None:
 
 
 _register_eval_commands()
-
-
-def hard_exit(code: int) -> None:
-    """Exit now, without waiting for worker threads stuck in a blocking call (the record is written)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
-def exit_promptly(code: int) -> None:
-    """End the process with ``code`` once everything is written, without waiting for worker threads
-    still stuck in a blocking call (a cancelled decode, a provider's HTTP pool): Python would join
-    those at exit and keep a finished eval alive for hours. Plain ``sys.exit`` when none is left."""
-    import threading
-
-    lingering = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon
-                 and t.is_alive()]
-    if lingering:
-        hard_exit(code)
-    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:

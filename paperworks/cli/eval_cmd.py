@@ -113,7 +113,7 @@ def eval_command(
                 results = run_sync(harness.run_eval(run, view))
     except KeyboardInterrupt:
         err_console.print(f"cancelled; finish with: paperworks eval --resume {run.path}")
-        from paperworks.cli.app import hard_exit
+        from paperworks.cli.exits import hard_exit
 
         hard_exit(130)
         return

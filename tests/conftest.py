@@ -12,6 +12,11 @@ import pytest
 from paperworks.core.paths import set_offline_env
 
 set_offline_env()
+# The CLI's rich consoles are made at import; a COLUMNS present then fixes their width for the whole
+# process. Tests set COLUMNS themselves where widths matter, so none is inherited (pytest-xdist's
+# workers would otherwise carry their launcher's).
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -3,7 +3,8 @@
 - no import circle anywhere inside ``paperworks/`` (every import counts: module level, inside
   functions, under ``TYPE_CHECKING``), since a lazy import is still a dependency;
 - no module over 400 lines;
-- imports only point down the layers;
+- imports only point down the layers, and heavy dependencies (litellm, torch, cadquery, ...) stay in
+  the layers DESIGN.md gives them;
 - no file in ``paperworks/workflows/`` named after a system outside that system's folder.
 
 Run ``python tests/test_house.py`` to print the circles and long modules.
@@ -188,6 +189,37 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
     return sorted(out)
 
 
+# shared/DESIGN.md: which layers may import a heavy or networked dependency (at any depth).
+DEPENDENCY_HOMES = {
+    "litellm": ("models",),
+    "cadquery": ("tools", "backends"),
+    "chromadb": ("tools", "backends"),
+    "lean_dojo": ("tools", "backends"),
+    "pytesseract": ("tools", "backends"),
+    "torch": ("tools", "backends", "models"),
+    "transformers": ("tools", "backends", "models"),
+}
+NEVER_IN_BACKENDS = ("langgraph", "litellm")
+
+
+def misplaced_dependencies() -> list[str]:
+    out = []
+    for name, path in source_modules().items():
+        layer = name.split(".")[1] if "." in name else ""
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            for top in tops:
+                homes = DEPENDENCY_HOMES.get(top)
+                if (homes is not None and layer not in homes) or (layer == "backends" and top in NEVER_IN_BACKENDS):
+                    out.append(f"{name} imports {top}")
+    return sorted(set(out))
+
+
 def misplaced_system_files() -> list[str]:
     """Files in workflows/ or agents/ (top level) named after a system, instead of inside its folder."""
     out = []
@@ -236,6 +268,11 @@ def test_imports_point_down_the_layers():
     assert not found, "upward imports:\n" + "\n".join(found)
 
 
+def test_heavy_dependencies_stay_in_their_layers():
+    found = misplaced_dependencies()
+    assert not found, "dependencies outside their layers: " + ", ".join(found)
+
+
 def test_system_files_live_in_their_folders():
     found = misplaced_system_files()
     assert not found, "system-named files outside their folder: " + ", ".join(found)
@@ -261,6 +298,8 @@ if __name__ == "__main__":
         print(f"long: {m} ({n} lines)")
     for edge in upward_imports(graph):
         print("upward:", edge)
+    for dep in misplaced_dependencies():
+        print("dependency:", dep)
     for f in misplaced_system_files():
         print("misplaced:", f)
     sys.exit(0)

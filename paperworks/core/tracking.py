@@ -9,7 +9,7 @@ With no tracker active (a test calling the loop directly, a library user) that i
 read and a return: nothing is converted, stored or synchronised. ``paperworks repro NAME`` activates a
 :class:`Tracker` around the experiment (:func:`recording`); every tracked scalar then lands in
 ``results.json`` under ``"scalars"`` as ``{tag: [[step, value], ...]}`` and, with ``--tensorboard DIR``,
-in ``DIR/<name>/events.out.tfevents.*`` through ``torch.utils.tensorboard.SummaryWriter``.
+in ``DIR/<name>/events.out.tfevents.*`` through TensorBoard's own event-file writer (no torch needed).
 
 Tracking only reads values (a tensor is read with ``.item()``, which copies it); it never draws random
 numbers or changes what a loop computes, so seeded results are the same with and without it.
@@ -26,6 +26,7 @@ import logging
 import math
 import re
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,6 +69,14 @@ def _as_float(value: object) -> float | None:
     return out if math.isfinite(out) else None
 
 
+def _scalar_event(tag: str, value: float, step: int) -> Any:
+    """One TensorBoard scalar (``simple_value``, as ``SummaryWriter.add_scalar`` writes it)."""
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary
+
+    return Event(wall_time=time.time(), step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=value)]))
+
+
 class Tracker:
     """Scalars for one run: ``{tag: [[step, value], ...]}`` in memory, and in TensorBoard event files under
     ``log_dir`` when given. Safe to call from several threads (one lock around each record)."""
@@ -81,10 +90,10 @@ class Tracker:
         self._lock = threading.Lock()
         self._writer: Any = None
         if log_dir is not None:
-            from torch.utils.tensorboard import SummaryWriter
+            from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
             log_dir.mkdir(parents=True, exist_ok=True)
-            self._writer = SummaryWriter(log_dir=str(log_dir))
+            self._writer = EventFileWriter(str(log_dir))
 
     def record(self, tag: str, value: object, step: int | None = None) -> bool:
         """Record one scalar; ``step`` defaults to one past this tag's last step (0 for its first).
@@ -102,7 +111,7 @@ class Tracker:
             self._next_step[tag] = max(self._next_step.get(tag, 0), at + 1)
             self._series.setdefault(tag, []).append([at, number])
             if self._writer is not None:
-                self._writer.add_scalar(tag, number, global_step=at)
+                self._writer.add_event(_scalar_event(tag, number, at))
         return True
 
     def scalars(self) -> dict[str, list[list[float]]]:

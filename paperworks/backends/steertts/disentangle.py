@@ -94,6 +94,15 @@ class Disentangler(nn.Module):
         x = (torch.where(torch.isnan(x), mean, x) - mean) / std
         return self.speaker_encoder(x), self.emotion_encoder(x)
 
+    def speaker_posteriors(self, row: np.ndarray) -> tuple[list[float], list[float]]:
+        """For one input row: the speaker head's probabilities from the speaker embedding, and the speaker
+        adversary's from the emotion embedding (what leaks of the speaker into the emotion code)."""
+        with torch.no_grad():
+            zs, ze = self.embed(torch.from_numpy(row)[None])
+            p = torch.softmax(self.speaker_head(zs), -1)[0]
+            adv = torch.softmax(self.speaker_adversary(ze), -1)[0]
+        return p.tolist(), adv.tolist()
+
     def forward(self, x: torch.Tensor, lambd: float = 1.0) -> dict[str, torch.Tensor]:
         zs, ze = self.embed(x)
         return {"zs": zs, "ze": ze, "speaker": self.speaker_head(zs), "emotion": self.emotion_head(ze),

@@ -150,8 +150,6 @@ async def score_intensity_monotonicity(sample: Sample, output: Any, answer: str,
 
 
 def _speaker_probs(wav: Path, text: str, voice: str) -> dict[str, Any]:
-    import torch
-
     from paperworks.backends.steertts.acoustics import encoder_input, spectral_envelope
     from paperworks.backends.steertts.resources import get_disentangler
     from paperworks.tools.speech import measure, neutral, read_wav
@@ -162,13 +160,9 @@ def _speaker_probs(wav: Path, text: str, voice: str) -> dict[str, Any]:
     k = lib.voices.index(voice)
     out: dict[str, Any] = {"known": True, "chance": 1.0 / len(lib.voices)}
     for name, audio in (("render", read_wav(wav)), ("neutral", neutral(text, voice))):
-        x = torch.from_numpy(encoder_input(measure(audio), spectral_envelope(audio)))[None]
-        with torch.no_grad():
-            zs, ze = model.embed(x)
-            p = torch.softmax(model.speaker_head(zs), -1)[0]
-            adv = torch.softmax(model.speaker_adversary(ze), -1)[0]
-        out[name] = {"p": float(p[k]), "top": lib.voices[int(p.argmax())], "adversary_p": float(adv[k]),
-                     "probs": p.tolist()}
+        p, adv = model.speaker_posteriors(encoder_input(measure(audio), spectral_envelope(audio)))
+        out[name] = {"p": float(p[k]), "top": lib.voices[int(np.argmax(p))], "adversary_p": float(adv[k]),
+                     "probs": p}
     top_n = lib.voices.index(out["neutral"]["top"])
     out["render"]["p_neutral_top"] = out["render"]["probs"][top_n]
     return out

@@ -31,11 +31,13 @@ lint: setup
 	$(BIN)/ruff check paperworks tests benchmarks
 	$(BIN)/mypy paperworks
 
+# Every core (pytest-xdist; idle workers steal queued tests); PYTEST_WORKERS=1 runs in one process.
+PYTEST_WORKERS ?= auto
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal -m "not slow"
 
 bench: setup
 	$(BIN)/python benchmarks/local_model.py

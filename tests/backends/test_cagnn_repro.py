@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 
+@pytest.mark.slow
 def test_repro_cagnn_quick_writes_results(tmp_path: Path) -> None:
     from paperworks.backends.repro import repro_names, run_repro
 

@@ -31,6 +31,7 @@ def test_own_reference_is_never_retrieved(grafter: Any) -> None:
     assert grafter.pick("a hinge with two leaves and a pin", 1)  # a user's request: anything may come
 
 
+@pytest.mark.slow
 def test_grafted_prompt_is_close_to_full_prefill_and_cheaper(grafter: Any) -> None:
     from paperworks.agents.spada.prompts import CONVENTION
     from paperworks.backends.fcgraft import kv

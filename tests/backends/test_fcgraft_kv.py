@@ -44,6 +44,7 @@ def test_rerotated_keys_equal_keys_prefilled_at_the_new_position(local: Any) -> 
     assert all(torch.allclose(a, b, atol=1e-4) for a, b in zip(back.keys, at0.keys, strict=True))
 
 
+@pytest.mark.slow
 def test_stitching_is_closer_with_repositioning_and_closer_still_with_recompute(local: Any) -> None:
     from paperworks.backends.fcgraft import kv
     from paperworks.backends.fcgraft.prompts import HEADER, skeleton_segment, task_segment

@@ -35,6 +35,7 @@ def test_story_prompt_pieces_are_the_template(local: Any) -> None:
     assert local.tokenizer.decode(p.story[0]) == story.text + "\n"
 
 
+@pytest.mark.slow
 def test_write_into_the_user_turn_lowers_the_loss(local: Any) -> None:
     from paperworks.backends.gradmem.lm_stories import frozen, story_prompt
     from paperworks.backends.gradmem.memory import GradMem, GradMemConfig, reconstruction_loss

@@ -16,6 +16,7 @@ def _exact_w2(sample: np.ndarray, mean: float, std: float) -> float:
     return math.hypot(float(sample.mean()) - mean, float(sample.std()) - std)
 
 
+@pytest.mark.slow
 def test_lifted_ou_rollout_matches_the_exact_law() -> None:
     from paperworks.backends.lifting.model import LiftedMLP
     from paperworks.backends.lifting.systems import make_system, ou_exact_transition, transitions

@@ -124,6 +124,7 @@ def test_loader_reads_layout_and_rejects_bad_input(tmp_path: Path) -> None:
         load_split(tmp_path)
 
 
+@pytest.mark.slow
 def test_repro_quick(tmp_path: Path) -> None:
     from paperworks.backends.repro import run_repro
 

@@ -89,6 +89,7 @@ def test_rejump_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], tmp_pa
     assert code == 1 and err.strip() == "error: --limit must be at least 1, got 0"
 
 
+@pytest.mark.slow
 def test_repro_quick_writes_figures_and_plots(tmp_path: Path) -> None:
     from paperworks.backends.repro import run_repro
 

@@ -55,6 +55,7 @@ def test_command_line() -> None:
     assert command_line("specmd", True, "gpu", Path("x")) == "paperworks repro specmd --quick --scale gpu --out x"
 
 
+@pytest.mark.slow
 def test_unknown_experiment_is_a_user_error() -> None:
     out = cli("repro", "nosuch")
     assert out.returncode == 1

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from paperworks.backends.steertts import cues
 from paperworks.backends.steertts.acoustics import context_vector
@@ -55,6 +56,7 @@ def test_fast_loop_reduces_control_error_on_a_fixed_case() -> None:
     assert steps[1].info["predicted_fit_end"] < steps[1].info["predicted_fit_start"]
 
 
+@pytest.mark.slow
 def test_repro_quick_writes_results(tmp_path: Path) -> None:
     start = time.monotonic()
     out = cli("repro", "steertts", "--quick", "--out", str(tmp_path), timeout=400)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow
 def test_repro_tginee_quick_writes_results(tmp_path: Path) -> None:
     from paperworks.backends.repro import repro_names, run_repro
     from paperworks.backends.tginee.baselines import METHODS

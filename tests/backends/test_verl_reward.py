@@ -86,6 +86,7 @@ def test_bad_rows_raise_user_errors() -> None:
         prep.build(["sudoku"], n_train=1, n_test=1)
 
 
+@pytest.mark.slow
 def test_cad_rows_are_judged_by_spada() -> None:
     pytest.importorskip("cadquery")
     rows = prep.cad_splits("spada_bench", test_every=5)["train"]

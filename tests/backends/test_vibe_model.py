@@ -127,6 +127,7 @@ def test_loader_round_trip_and_errors(tmp_path: Path) -> None:
         load_groups(path)
 
 
+@pytest.mark.slow
 def test_repro_quick(tmp_path: Path) -> None:
     from paperworks.backends.repro import run_repro
 

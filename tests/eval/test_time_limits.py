@@ -61,6 +61,7 @@ def one_slot(monkeypatch: pytest.MonkeyPatch) -> None:
     gateway._configured.clear()
 
 
+@pytest.mark.slow
 def test_waiting_for_the_model_is_not_working_time(tmp_path: Path, one_slot: None) -> None:
     model = script(tmp_path, {"text": "1", "delay_s": 1.0})
     run, results, _ = _run(suite=str(make_suite(tmp_path, ROWS)), model=model, working_limit=1.6, concurrency=2)

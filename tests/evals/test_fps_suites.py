@@ -116,6 +116,7 @@ def test_with_lean_rpe_judges_in_its_own_repl(tmp_path: Path) -> None:
         dfps_lean.set_repl_factory(None)
 
 
+@pytest.mark.slow
 def test_cli_says_rpe_is_skipped_without_lean(tmp_path: Path) -> None:
     model = _replay(tmp_path, wrong=False)
     proc = cli("eval", "minif2f_solving", "--model", model, "--sample-id", IDS[0], "--log-dir", str(tmp_path / "r"),

@@ -171,6 +171,7 @@ NEEDS = {"fonts-dejavu-core": "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
          "fortunes-zh": "/usr/share/games/fortunes/tang300"}
 
 
+@pytest.mark.slow
 def test_generator_is_deterministic(tmp_path: Path) -> None:
     missing = [package for package, path in NEEDS.items() if not Path(path).exists()]
     if missing:

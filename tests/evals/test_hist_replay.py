@@ -92,6 +92,7 @@ def _samples(run_dir: Path) -> list[dict[str, Any]]:
 FAST = ["scan-03", "file-01", "file-07", "file-10", "file-12"]
 
 
+@pytest.mark.slow
 def test_oracle_replay_scores_100_and_a_wrong_answer_0(tmp_path: Path) -> None:
     acc, run_dir = _eval(tmp_path, FAST, wrong=False)
     assert acc == 1.0

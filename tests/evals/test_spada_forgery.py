@@ -43,6 +43,7 @@ def test_reference_scores_one() -> None:
     assert [t["name"] for t in details["tests"]] == NAMES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", sorted(FORGERS))
 def test_forgers_score_zero(what: str) -> None:
     pytest.importorskip("cadquery")

@@ -38,6 +38,7 @@ def _accuracy(tmp: Path, rows: list[dict], mutant: bool) -> tuple[float, dict]:
     return results.metrics["spada/accuracy"]["value"], results.metrics
 
 
+@pytest.mark.slow
 def test_replayed_references_pass_and_mutants_fail_on_three_tasks(tmp_path: Path) -> None:
     rows = [ROWS[0], ROWS[len(ROWS) // 2], ROWS[-1]]
     acc, metrics = _accuracy(tmp_path, rows, mutant=False)

@@ -111,6 +111,7 @@ def test_speaker_identity_is_scored_on_the_audio(tmp_path: Path, monkeypatch: py
     assert unknown.passed is None and "not a speaker" in str(unknown.explanation)
 
 
+@pytest.mark.slow
 def test_eval_end_to_end_with_a_scripted_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(steertts_score, "SPEAKER_LIBRARY", "tiny")
     folder = tmp_path / "steer_small"

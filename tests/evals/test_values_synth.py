@@ -58,6 +58,7 @@ def test_scripted_oracle_scores_all_and_a_wrong_one_none(tmp_path: Path, wrong: 
     assert "match/consistency" in metrics  # the triples gave evidence for some rows
 
 
+@pytest.mark.slow
 def test_knn_mode_through_paperworks_eval_reproduces_knn_majority(tmp_path: Path) -> None:
     suite = variant_suite(SUITE, tmp_path / "values_synth_knn", {"mode": "knn"})
     proc = cli("eval", str(suite), "--limit", "12", "--log-dir", str(tmp_path / "runs"), "-q", timeout=300)

@@ -55,6 +55,7 @@ def test_inspect_model_that_litellm_cannot_route_asks_for_a_task_arg() -> None:
     assert inspect_tasks._model_name(SimpleNamespace(model="mockllm/model"), "scripted/echo") == "scripted/echo"
 
 
+@pytest.mark.slow
 def test_inspect_eval_cli_matches_paperworks_eval(tmp_path: Path) -> None:
     script = tmp_path / "m.json"
     script.write_text(json.dumps(SCRIPT))

@@ -126,6 +126,7 @@ def _stream(server: Server, thread_id: str, graph: str, input: Any, context: dic
         thread_id, graph, input=input, context=context, stream_mode=["updates", "values"], **kw)]
 
 
+@pytest.mark.slow
 def test_serves_every_builtin_workflow(server: Server) -> None:
     assistants = server.client.assistants.search(limit=50)
     assert sorted(a["graph_id"] for a in assistants) == sorted(BUILTIN)
@@ -181,6 +182,7 @@ def test_bad_setting_fails_the_run_with_one_line(server: Server, context: dict[s
     assert [event for event, _ in events if event == "updates"] == []
 
 
+@pytest.mark.slow
 def test_spada_repairs_and_writes_artifacts(server: Server) -> None:
     thread = server.client.threads.create()
     events = _stream(server, thread["thread_id"], "spada", {"request": REQUEST},
@@ -227,6 +229,7 @@ def test_nothing_left_loopback(server: Server) -> None:
     assert attempts == []
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_network_address() -> None:
     proc = cli("serve", "--host", "0.0.0.0", "--port", "2024")
     assert proc.returncode == 1

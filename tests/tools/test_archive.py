@@ -40,6 +40,7 @@ def _recall(archive: Archive, pairs: list[tuple[Path, str]], mode: str, k: int =
     return found / len(pairs)
 
 
+@pytest.mark.slow
 def test_hybrid_recall_at_5(corpus: tuple[Archive, list[tuple[Path, str]], Path]) -> None:
     archive, pairs, _ = corpus
     assert _recall(archive, pairs, "hybrid") >= 0.9

@@ -123,6 +123,7 @@ def test_join_words_keeps_cjk_tight() -> None:
     assert join_words(["It", "was", "1648."]) == "It was 1648."
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("text", "code"), [
     ("Gallia est omnis divisa in partes tres, quarum unam incolunt Belgae", "lat"),
     ("Es war einmal ein König, der hatte drei Töchter", "deu"),

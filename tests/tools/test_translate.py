@@ -116,6 +116,7 @@ def test_real_apertium_pair() -> None:
     assert result.engine == "apertium" and result.text == "La casa es grande."
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(("deu", "eng") not in freedict_pairs(), reason="dict-freedict-deu-eng not installed")
 def test_real_freedict_dictionary() -> None:
     result = asyncio.run(translate("Der König", "eng", "deu"))

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from paperworks.core.runs import RunDir
 from tests.conftest import ROOT, cli
 
@@ -31,6 +33,7 @@ def _wait_for(predicate, timeout: float = 60) -> None:  # type: ignore[no-untype
     raise AssertionError("timed out waiting")
 
 
+@pytest.mark.slow
 def test_sigkill_mid_graph_then_resume(tmp_path: Path) -> None:
     markers = tmp_path / "m"
     markers.mkdir()
@@ -65,6 +68,7 @@ def test_sigkill_mid_graph_then_resume(tmp_path: Path) -> None:
     assert _counts(markers)["third"] == 1
 
 
+@pytest.mark.slow
 def test_sigint_records_cancelled(tmp_path: Path) -> None:
     markers = tmp_path / "m"
     markers.mkdir()

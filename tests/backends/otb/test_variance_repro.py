@@ -59,6 +59,7 @@ def _first_reach(curve: dict[str, list[float]], target: float) -> float | None:
     return next((t for t, r in zip(curve["tokens"], curve["mean"], strict=True) if r >= target), None)
 
 
+@pytest.mark.slow
 def test_repro_quick(tmp_path: Path) -> None:
     from paperworks.backends.repro import run_repro
 

@@ -74,6 +74,7 @@ def test_activation_aware_keeps_early_layers() -> None:
     assert hits(tr, "moe-infinity", 2) == 0
 
 
+@pytest.mark.slow
 def test_prefetch_hit_and_least_stale_protection() -> None:
     # row 0 (layer 0) prefetches key 2 (layer 1, expert 0); row 1 needs key 3; row 2 (next token, layer 1) key 2.
     tr = rows([(0, 0, [0]), (0, 1, [1]), (1, 1, [0])], 2, 2, hints=[[2], [], []])

@@ -26,12 +26,14 @@ def run(pool: WorkerPool, code: str, limits: SandboxLimits | None = None) -> San
     return result
 
 
+@pytest.mark.slow
 def test_infinite_loop(pool: WorkerPool) -> None:
     r = run(pool, "while True:\n    pass\n")
     assert r.stage in ("timeout", "killed") and not r.ok
     assert "CPU time limit (3 s)" in (r.error or "") or "timed out after 4 s" in (r.error or "")
 
 
+@pytest.mark.slow
 def test_sleep_in_c_times_out(pool: WorkerPool) -> None:
     r = run(pool, "import time\ntime.sleep(1000)\n", SandboxLimits(wall_s=2, cpu_s=10))
     assert r.stage == "timeout" and r.error == "timed out after 2 s (wall clock) during build"
@@ -52,6 +54,7 @@ def test_memory_bomb(pool: WorkerPool) -> None:
     assert r.stage in ("build", "killed") and "MemoryError" in (r.error or "") or r.stage == "killed"
 
 
+@pytest.mark.slow
 def test_fork_bomb(pool: WorkerPool) -> None:
     r = run(pool, "import os\nwhile True:\n    os.fork()\n")
     assert r.error == "line 3: PermissionError: sandbox: forking is not allowed (os.fork)"

@@ -95,6 +95,7 @@ def test_bolt_fit(ctx):
 '''
 
 
+@pytest.mark.slow
 def test_pillow_block_assembly_with_common_imports(pool: WorkerPool) -> None:
     r = pool.check(PILLOW, PILLOW_TESTS)
     _built(r)
@@ -131,6 +132,7 @@ rounded.val().exportStl("C:/Users/someone/rounded.stl")
 '''
 
 
+@pytest.mark.slow
 def test_typical_operations_measure_right(pool: WorkerPool) -> None:
     r = pool.check(OPERATIONS, "def test_seven(ctx):\n    assert len(ctx.parts) == 7\n")
     _built(r)

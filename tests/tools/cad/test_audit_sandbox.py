@@ -31,6 +31,7 @@ def _at_depth(frames: int, fn: Callable[[], object]) -> object:
     return fn() if frames <= 0 else _at_depth(frames - 1, fn)
 
 
+@pytest.mark.slow
 def test_deeply_nested_manifest_fails_cleanly(pool: WorkerPool) -> None:
     """A candidate that writes ``[[[[...]]]]`` as its manifest (or nests PARAMS ~1000 deep) used to raise
     RecursionError out of ``pool.check`` in the host."""
@@ -115,6 +116,7 @@ assert len(pids) < 8, f'{len(pids)} processes visible'
 """ + PLATE
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="unshare mode needs root")
 def test_unshare_mode_has_its_own_proc(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Without --mount-proc the candidate saw the host's /proc (the caller's processes, whose environment a

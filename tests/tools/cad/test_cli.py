@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from paperworks.cli.cad_cmd import cad_app, parse_set
@@ -24,6 +25,7 @@ def test_parse_set() -> None:
     assert parse_set(["a=1", "b=2.5", "c=true", "d=hello"]) == {"a": 1, "b": 2.5, "c": True, "d": "hello"}
 
 
+@pytest.mark.slow
 def test_check_json_and_exit_codes(tmp_path: Path) -> None:
     prog = tmp_path / "plate.py"
     prog.write_text(PROGRAM)

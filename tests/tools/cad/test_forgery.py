@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from paperworks.tools.cad.sandbox import CheckOptions, SandboxResult, WorkerPool
 from tests.tools.cad.conftest import sandbox_uids
 
@@ -33,6 +35,7 @@ def judge(pool: WorkerPool, code: str, tests: str = HIDDEN) -> SandboxResult:
     return r
 
 
+@pytest.mark.slow
 def test_reference_passes_with_all_hidden_tests(pool: WorkerPool) -> None:
     r = judge(pool, REFERENCE)
     assert r.ok, r.error or [t for t in r.tests if not t.passed]
@@ -149,6 +152,7 @@ def test_malformed_or_oversized_geometry_fails(pool: WorkerPool) -> None:
     assert judge(pool, REFERENCE).ok
 
 
+@pytest.mark.slow
 def test_hanging_tests_time_out_in_the_judge(pool: WorkerPool) -> None:
     from paperworks.tools.cad.sandbox import SandboxLimits
 
@@ -162,6 +166,7 @@ def test_hanging_tests_time_out_in_the_judge(pool: WorkerPool) -> None:
     assert not sandbox_uids(pool)
 
 
+@pytest.mark.slow
 def test_model_tests_cannot_take_over_the_checks_pipe(pool: WorkerPool) -> None:
     """The tests child tries to grab the checks child's answer pipe through /proc, kill it and answer in
     its place, or at least kill it: the two run under different uids, so it can do neither."""

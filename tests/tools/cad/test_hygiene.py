@@ -61,6 +61,7 @@ def _verdict(r: SandboxResult) -> dict[str, Any]:
             "parts": [(p["name"], round(p["volume"], 6)) for p in r.parts]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [1, 2])
 def test_no_candidate_changes_the_next_ones_result(size: int) -> None:
     with WorkerPool(size, FAST) as pool:
@@ -92,6 +93,7 @@ def _sandboxed_python(pool: WorkerPool, role: str) -> int:
     raise AssertionError("no zygote process found")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(mode() != "bwrap" or os.geteuid() != 0, reason="reaches into the sandbox as root")
 def test_unclean_zygote_is_replaced(pool: WorkerPool) -> None:
     """A zygote whose /tmp holds a leftover job folder reports it and the pool replaces it."""
@@ -105,6 +107,7 @@ def test_unclean_zygote_is_replaced(pool: WorkerPool) -> None:
 
 
 def test_dead_zygote_is_replaced(pool: WorkerPool) -> None:
+    assert pool.check(BOX).ok  # a started judge (run first, the kill would land while it still starts)
     before = pool.replaced
     judge = next(z for z in pool._all if z.role == "judge")
     os.killpg(judge.proc.pid, 9)

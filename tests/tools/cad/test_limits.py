@@ -29,6 +29,7 @@ def _size(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(cgroups.kind() == "none", reason="no writable memory cgroup on this machine")
 def test_map_shared_memory_is_limited(pool: WorkerPool) -> None:
     r = pool.check(SHARED, limits=MEM)
@@ -48,6 +49,7 @@ def test_model_tests_memory_is_limited_in_the_judge(pool: WorkerPool) -> None:
     assert [t.name for t in r.tests] == ["test_mem"] and not r.tests[0].passed
 
 
+@pytest.mark.slow
 def test_cgroup_folders_are_removed() -> None:
     with WorkerPool(1, MEM) as p:
         folders = [z.cgroup for z in p._all if z.cgroup is not None]
@@ -103,6 +105,7 @@ def test_info_without_cgroups(monkeypatch: pytest.MonkeyPatch) -> None:
     assert os.environ["PAPERWORKS_CAD_CGROUP"] == "none"
 
 
+@pytest.mark.slow
 def test_without_cgroups_only_rlimits_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where no memory cgroup can be used the pool still works; MAP_SHARED memory then goes past the
     limit (what ``paperworks cad info`` says), while private memory is still stopped by RLIMIT_DATA."""

@@ -52,6 +52,7 @@ def build():
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code, names, source", [
     (CADTESTBENCH, ["part"], "`final_result`"),
     (MAIN_GUARD, ["part"], "variable `bracket`"),

@@ -40,6 +40,7 @@ def test_pin_valid(ctx):
 '''
 
 
+@pytest.mark.slow
 def test_pass_and_parts(pool: WorkerPool) -> None:
     r = pool.check(PIN_IN_PLATE, TESTS, params={"pin_z": 0.0})
     assert r.stage == "done", r.error

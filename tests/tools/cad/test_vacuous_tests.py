@@ -3,6 +3,8 @@ reads the tests' source and such a test counts as failed, however the tests chil
 
 from __future__ import annotations
 
+import pytest
+
 from paperworks.tools.cad.judge import vacuous_tests
 from paperworks.tools.cad.sandbox import WorkerPool
 from tests.tools.cad.test_sandbox import PIN_IN_PLATE
@@ -51,6 +53,7 @@ def test_which_tests_can_check_nothing() -> None:
     assert vacuous_tests("def test_a(ctx):\n    assert ctx.params['w'] == 20\n") == []
 
 
+@pytest.mark.slow
 def test_a_vacuous_test_fails_the_candidate_in_the_sandbox(pool: WorkerPool) -> None:
     tests = "def test_real(ctx):\n    assert ctx.volume('pin') > 0, 'pin has no volume'\n" \
             "def test_empty(ctx):\n    ctx.bbox('pin')\n"

@@ -70,6 +70,7 @@ def test_fork_bomb_stops_at_the_process_limit() -> None:
     assert uid >= 160000 and n < NPROC
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(cgroups.kind() == "none", reason="needs a writable memory cgroup")
 def test_memory_of_forked_children_counts_together(monkeypatch: pytest.MonkeyPatch) -> None:
     """RLIMIT_AS holds per process only: three forked children of 300 MB each (900 MB > 512 MB) ran."""

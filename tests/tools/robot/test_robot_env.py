@@ -94,6 +94,7 @@ def test_sandboxed_policy_runs_and_the_judge_decides() -> None:
     assert judge(r.calls, task.goals, task.state, r.error).passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("code", "kind"), [
     ("def main(robot):\n    while True:\n        pass\n", "Timeout"),
     ("def main(robot:\n", "SyntaxError"),

@@ -39,6 +39,7 @@ def _oracle(name: str) -> str:
     return register_script(name, build_replies(DATA.reference, DATA.taxonomy))
 
 
+@pytest.mark.slow
 def test_oracle_build_recovers_the_screened_truth(tmp_path: Path) -> None:
     settings = BuildSettings(model=_oracle("oracle-build"), pairs=30, summaries=3, concurrency=8)
     report = asyncio.run(build(DATA, settings, tmp_path / "b"))
@@ -61,6 +62,7 @@ def test_oracle_build_recovers_the_screened_truth(tmp_path: Path) -> None:
     assert again.asked_now == 0 and again.summarised_now == 0 and again.relations == report.relations
 
 
+@pytest.mark.slow
 def test_rdf_round_trip_of_a_built_ontology(tmp_path: Path) -> None:
     settings = BuildSettings(model=_oracle("oracle-rdf"), pairs=14, summaries=0)
     asyncio.run(build(DATA, settings, tmp_path / "b"))
@@ -90,12 +92,14 @@ def test_aggregation_votes_and_provenance() -> None:
     assert len(aggregate(rows, 0.75, "test")) == 1 and len(aggregate(rows, 0.8, "test")) == 0
 
 
+@pytest.mark.slow
 def test_another_model_in_the_same_folder_is_refused(tmp_path: Path) -> None:
     asyncio.run(build(DATA, BuildSettings(model=_oracle("oracle-a"), pairs=2, summaries=0), tmp_path / "b"))
     with pytest.raises(UserError, match="was built with model"):
         asyncio.run(build(DATA, BuildSettings(model=_oracle("oracle-b"), pairs=2, summaries=0), tmp_path / "b"))
 
 
+@pytest.mark.slow
 def test_resume_after_a_kill_gives_the_same_ontology(tmp_path: Path) -> None:
     assert DATA.reference is not None
     replies = [{**r, "delay_s": 0.02} if isinstance(r, dict) else {"text": r, "delay_s": 0.02}

@@ -60,6 +60,7 @@ def _run(model: str, **config):  # type: ignore[no-untyped-def]
     return run, asyncio.run(runner.execute(run, spec.make_state(spec.parse_input(request))))
 
 
+@pytest.mark.slow
 def test_passes_first_time_with_artifacts() -> None:
     run, outcome = _run(_script("spada-good", GOOD, GOOD))
     assert outcome.status == "succeeded", outcome.error

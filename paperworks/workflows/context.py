@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,3 +48,15 @@ class RunContext:
         from paperworks.models.gateway import model_for
 
         return model_for(self.model, cache=self.cache, max_retries=self.max_retries, timeout_s=self.timeout_s)
+
+
+def base_dir(run_dir: str | None) -> Path:
+    """Where relative paths resolve: the suite folder of an eval run, else the current directory."""
+    if run_dir:
+        try:
+            record = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = {}
+        if record.get("suite_path"):
+            return Path(record["suite_path"])
+    return Path.cwd()

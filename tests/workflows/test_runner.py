@@ -80,6 +80,7 @@ def test_sigint_records_cancelled(tmp_path: Path) -> None:
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     _wait_for(lambda: _counts(markers)["first"] == 1)
+    time.sleep(0.3)  # into the node's sleep (once in a clean-clone CI run, a SIGINT at its very start hung)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130

@@ -19,7 +19,7 @@ from typing import Any
 from paperworks.agents.histagent import parse, prompts
 from paperworks.agents.react import tool_message
 from paperworks.models.types import Message, ToolCall
-from paperworks.workflows.context import RunContext
+from paperworks.workflows.context import RunContext, base_dir
 from paperworks.workflows.histagent.score import evidence
 from paperworks.workflows.histagent.state import HistConfig, HistInput, HistState, turn_state
 from paperworks.workflows.registry import WorkflowSpec
@@ -46,7 +46,7 @@ def build_graph(config: HistConfig | None = None) -> Any:
         return await ctx.get_model().generate(messages, tools, stream=False, **{"seed": ctx.seed, **ctx.generation})
 
     def read_question(state: HistState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        files = ht.resolve_paths(state.get("attachments", []), ht.base_dir(runtime.context.run_dir))
+        files = ht.resolve_paths(state.get("attachments", []), base_dir(runtime.context.run_dir))
         shown = [f + ("" if _exists(f) else " (missing)") for f in files]
         text = prompts.brief(state.get("question", ""), shown, state.get("evidence", []))
         return {"attachments": files, "messages": [*state.get("messages", []), {"role": "user", "content": text}]}

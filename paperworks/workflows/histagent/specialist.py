@@ -16,12 +16,11 @@ from typing import Any, TypedDict
 from paperworks.agents.histagent import prompts, vision
 from paperworks.agents.react import tool_message
 from paperworks.models.types import Message, ToolCall
-from paperworks.workflows.context import RunContext
+from paperworks.workflows.context import RunContext, base_dir
 from paperworks.workflows.histagent.state import HistConfig
 from paperworks.workflows.histagent.tools import (
     Specialist,
     attachment_path,
-    base_dir,
     clip,
     record_use,
     resolve_archive,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -127,18 +126,6 @@ def index_for(archive: str) -> Path:
 
     with _ingest_lock:
         return _ingested(str(path.resolve()), str(home_dir() / "archive-cache"))
-
-
-def base_dir(run_dir: str | None) -> Path:
-    """Where relative paths resolve: the suite folder of an eval run, else the current directory."""
-    if run_dir:
-        try:
-            record = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            record = {}
-        if record.get("suite_path"):
-            return Path(record["suite_path"])
-    return Path.cwd()
 
 
 def resolve_paths(paths: list[str], base: Path) -> list[str]:

@@ -84,18 +84,6 @@ class OgmarConfig(BaseModel):
                             "the judge's ratings fit in 64; a 135M model given more rambles at CPU speed.")
 
 
-def base_dir(run_dir: str | None) -> Path:
-    """Where relative paths resolve: the suite folder of an eval run, else the current directory."""
-    if run_dir:
-        try:
-            record = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            record = {}
-        if record.get("suite_path"):
-            return Path(record["suite_path"])
-    return Path.cwd()
-
-
 def resolve(path: str, base: Path) -> Path:
     """``path`` made absolute against ``base``."""
     p = Path(path).expanduser()

@@ -29,8 +29,8 @@ from typing import Annotated, Any, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from paperworks.agents.ogmar import parse, prompts
-from paperworks.workflows.context import RunContext
-from paperworks.workflows.ogmar.data import OgmarConfig, base_dir, preflight, resources
+from paperworks.workflows.context import RunContext, base_dir
+from paperworks.workflows.ogmar.data import OgmarConfig, preflight, resources
 from paperworks.workflows.ogmar.judge import decide, triple_ratings
 from paperworks.workflows.ogmar.score import SCORERS
 from paperworks.workflows.registry import WorkflowSpec

@@ -62,6 +62,8 @@ def eval_command(
     attachments: Annotated[str | None, typer.Option(help="That data's attachment folder (default: beside it).")] = None,
     config: Annotated[list[str] | None, typer.Option("--config", "-c", help="Workflow setting key=value, over "
                                                      "the suite's own (e.g. -c mode=knn).")] = None,
+    gen: Annotated[list[str] | None, typer.Option("--gen", help="Generation setting key=value over the suite's "
+                                                  "own (temperature, max_tokens, top_p, ...).")] = None,
 ) -> None:
     """Evaluate a workflow on a benchmark suite with a model; resumable after any interruption."""
     from paperworks.cli.inputs import parse_settings
@@ -79,7 +81,7 @@ def eval_command(
         try:
             record = run.read_record()
             _check_resume(run, record, suite=suite, model=model, judge_model=judge_model, limit=limit,
-                          sample_ids=sample_id, epochs=epochs, seed=seed, config=config, data=data)
+                          sample_ids=sample_id, epochs=epochs, seed=seed, config=config, data=data, gen=gen)
         except BaseException:
             lock.release()
             raise
@@ -96,7 +98,8 @@ def eval_command(
             time_limit=time_limit, working_limit=working_limit, token_limit=token_limit, cost_limit=cost_limit,
             log_dir=log_dir, fail_on_error=fail_on_error, executor=executor, ray_address=ray_address,
             max_retries=max_retries, timeout=timeout, data=data, attachments=attachments,
-            config=parse_settings(config or [], "setting")))
+            config=parse_settings(config or [], "setting"),
+            generation=parse_settings(gen or [], "generation setting")))
         lock = RunLock(run.path).acquire()
         record = run.read_record()
     say(f"[dim]run dir: {run.path}[/dim]")
@@ -130,7 +133,8 @@ def eval_command(
 
 def _check_resume(run: Any, record: dict[str, Any], *, suite: str | None, model: str | None,
                   judge_model: str | None, limit: int | None, sample_ids: list[str] | None, epochs: int | None,
-                  seed: int, config: list[str] | None, data: str | None) -> None:
+                  seed: int, config: list[str] | None, data: str | None,
+                  gen: list[str] | None = None) -> None:
     """``eval SUITE --resume RUN`` with options that contradict the run (another suite, model, limit ...) is
     refused in one line: the run would silently go on with its own, and the figures would not be what was asked."""
     from paperworks.core.errors import UserError
@@ -159,6 +163,11 @@ def _check_resume(run: Any, record: dict[str, Any], *, suite: str | None, model:
 
         asked, kept = parse_settings(config, "setting"), args.get("config") or {}
         given["--config"] = (asked, {k: kept[k] for k in asked if k in kept})
+    if gen:
+        from paperworks.cli.inputs import parse_settings
+
+        asked, kept = parse_settings(gen, "generation setting"), args.get("generation") or {}
+        given["--gen"] = (asked, {k: kept[k] for k in asked if k in kept})
     for flag, (value, recorded) in given.items():
         if value is not None and value != recorded:
             raise UserError(f"eval {run.id} was started with {flag} {recorded!r}, not {value!r}; a resumed "

@@ -61,6 +61,8 @@ class EvalArgs:
     """... and its attachment folder (default: found beside the workbook)."""
     config: dict[str, Any] = field(default_factory=dict)
     """Workflow settings over the suite's own ``config`` (``-c key=value``)."""
+    generation: dict[str, Any] = field(default_factory=dict)
+    """Generation settings over the suite's own ``generation`` (``--gen key=value``)."""
 
 
 def check_args(args: EvalArgs) -> None:
@@ -100,6 +102,7 @@ def create_eval(args: EvalArgs) -> RunDir:
     suite = without_scorers(suite, set(skipped))
     samples = suite.select(args.limit, args.sample_ids or None)
     validate_generation(suite.spec.generation, f"suite '{suite.spec.name}': generation")
+    validate_generation(args.generation, "--gen")
     if args.config:  # the merged settings must validate before anything is created
         from paperworks.workflows.registry import get_workflow
 

@@ -56,7 +56,8 @@ class EvalSetup:
             workflow_config=spec.parse_config({**(suite.spec.config or {}), **(args.get("config") or {})}),
             model=record["model"], judge_model=record.get("judge_model"), seed=int(record.get("seed", 0)),
             epochs=int(record["epochs"]), limits=Limits(**(record.get("limits") or {})),
-            cache=bool(args.get("cache", False)), generation=dict(suite.spec.generation or {}),
+            cache=bool(args.get("cache", False)),
+            generation={**(suite.spec.generation or {}), **(args.get("generation") or {})},
             recursion_limit=int(args.get("recursion_limit", 100)),
             max_retries=args.get("max_retries"), timeout_s=args.get("timeout"),
         )
@@ -89,8 +90,11 @@ async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, even
         working, waiting = round(budget.working_s, 3), round(budget.waiting_s, 3)
         scores: dict[str, dict[str, Any]] = {}
         error, error_kind = result.error, result.error_kind
+        score_s = 0.0
         if result.status == "succeeded":
+            scoring = time.monotonic()
             scores, scorer_error = await _score(setup, sample, result.output)
+            score_s = time.monotonic() - scoring
             if scorer_error:
                 error, error_kind = scorer_error, "scorer_error"
     finally:
@@ -107,7 +111,8 @@ async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, even
         metadata={**sample.metadata, "retries": retries},
     )
     log.emit("sample_end", status=record.status, error=error, limit=record.limit, time_s=record.time_s,
-             working_s=working, waiting_s=waiting, scores={k: v.get("value") for k, v in scores.items()})
+             working_s=working, waiting_s=waiting, scores={k: v.get("value") for k, v in scores.items()},
+             score_s=round(score_s, 4))
     return record
 
 

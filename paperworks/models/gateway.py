@@ -53,6 +53,7 @@ _RETRIED: tuple[type[BaseException], ...] = (*RETRYABLE, TimeoutError)
 GENERATION_KEYS = {
     "max_tokens", "temperature", "top_p", "top_k", "seed", "stop", "repetition_penalty",
     "presence_penalty", "frequency_penalty", "tool_choice", "response_format", "timeout", "tool_gate",
+    "logprobs",
 }
 """Generation settings ``generate`` passes through (also the response-cache key)."""
 

@@ -109,7 +109,8 @@ MAX_STOPS, MAX_STOP_CHARS = 32, 1000
 TOOL_CHOICES = ("auto", "none", "required")
 _ABOVE_LOW = ("top_p", "timeout", "repetition_penalty")
 """Settings that must be strictly above their lower bound (0)."""
-GENERATION_SETTINGS = sorted([*_NUMBER_KEYS, *_INT_KEYS, "stop", "tool_choice", "response_format", "tool_gate"])
+GENERATION_SETTINGS = sorted([*_NUMBER_KEYS, *_INT_KEYS, "stop", "tool_choice", "response_format", "tool_gate",
+                              "logprobs"])
 """Generation settings a model call takes (``--gen key=value``, a suite's ``generation``)."""
 
 
@@ -163,6 +164,8 @@ def validate_generation(settings: dict[str, Any], where: str = "--gen") -> dict[
             raise UserError(f"{where}: tool_choice must be 'auto', 'none', 'required' or an object, got {value!r:.80}")
         elif key == "response_format" and not isinstance(value, dict):
             raise UserError(f"{where}: response_format must be an object, got {value!r:.80}")
+        elif key == "logprobs" and not isinstance(value, bool):
+            raise UserError(f"{where}: logprobs must be true or false, got {value!r:.80}")
         elif key == "tool_gate" and value is not False and not _finite_number(value):
             raise UserError(f"{where}: tool_gate must be a finite log-probability or false, got {value!r:.80}")
     return settings

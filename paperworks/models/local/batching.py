@@ -245,7 +245,10 @@ class BatchEngine:
             if job.n_past < len(job.feed):
                 return
             logits = self._after_prefill(job)
-        self._emit_token(job, job.sampler.pick(logits, job.generated if job.penalize else ()))
+        token = job.sampler.pick(logits, job.generated if job.penalize else ())
+        job.logprobs.append(job.sampler.last_logprob)
+        job.proxies.append(job.sampler.last_proxy)
+        self._emit_token(job, token)
 
     def _after_prefill(self, job: Job) -> np.ndarray:
         """Decide on a gated prefix; returns the logits the first generated token comes from."""

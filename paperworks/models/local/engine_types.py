@@ -113,6 +113,10 @@ class Job:
     pending: int | None = None
     """The sampled token not yet fed (None while prefilling)."""
     generated: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    """Each generated token's log-probability under the distribution it was sampled from."""
+    proxies: list[float] = field(default_factory=list)
+    """Each generated token's logit-gradient proxy under that distribution (OTB's ``w_t``)."""
     text: TextAssembler | None = None
     reused: int = 0
     """Input tokens taken from the prefix cache."""
@@ -176,4 +180,8 @@ class Job:
             completion_tokens=len(self.generated),
             finish_reason=reason,
             prefix=self.prefix_text if self.prefix_used else "",
+            prompt_ids=list(self.feed if self.prefix_used else self.prompt),
+            completion_ids=list(self.generated),
+            logprobs=list(self.logprobs),
+            proxies=list(self.proxies),
         )

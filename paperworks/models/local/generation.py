@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 END_OF_TURN = "<|im_end|>"
@@ -32,6 +32,17 @@ class GenerationResult:
     """``"stop"`` (end of turn or a stop string) or ``"length"`` (``max_tokens`` reached)."""
     prefix: str = ""
     """The assistant prefix the generation continued from ("" when none was used)."""
+    prompt_ids: list[int] = field(default_factory=list)
+    """The exact token ids fed before the first generated token: the templated conversation, then the
+    prefix's tokens when it was used (filled by the llama.cpp engine; empty from the torch engine)."""
+    completion_ids: list[int] = field(default_factory=list)
+    """The token ids sampled, in order (a stop string's tokens and the end-of-turn token included)."""
+    logprobs: list[float] = field(default_factory=list)
+    """For each of ``completion_ids``, its log-probability under the distribution it was sampled from
+    (after temperature, top-k, top-p and repetition penalty; greedy: the plain log-softmax)."""
+    proxies: list[float] = field(default_factory=list)
+    """For each of ``completion_ids``, OTB's logit-gradient proxy ``(1 − π_y)² + Σ_{v≠y} π_v²`` under the same
+    distribution (the per-token weight of the optimal token baseline)."""
 
 
 class TextStream:

@@ -66,6 +66,8 @@ class _Request:
     """Names of the offered tools; None when tool calls are not parsed."""
     name: str = ""
     """The local model name asked for (``smollm2-135m-torch`` shares its torch model with ``smollm2-135m``)."""
+    logprobs: bool = False
+    """Record the request's token ids and log-probabilities (``model_tokens`` event)."""
 
 
 def _known() -> str:
@@ -116,7 +118,8 @@ def _prepare(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
             options["timeout"] = float(timeout)
         deadline = params.get("deadline")
         options["deadline"] = float(deadline) if isinstance(deadline, int | float) else None
-    request = _Request(local, to_plain_messages(messages, tools), options, name=name)
+    request = _Request(local, to_plain_messages(messages, tools), options, name=name,
+                       logprobs=params.get("logprobs") is True)
     if not tools:
         return request
     request.tool_names = {t.get("function", t).get("name", "") for t in tools}
@@ -133,7 +136,10 @@ def _prepare(model: str, messages: list[dict[str, Any]], params: dict[str, Any])
 
 
 def _reply(request: _Request, model_response: Any, result: GenerationResult) -> Any:
-    """litellm's response object filled from a finished generation (tool calls parsed)."""
+    """litellm's response object filled from a finished generation (tool calls parsed). With the generation
+    setting ``logprobs``, the exact token ids and sampling log-probabilities go to the run's events first."""
+    if request.logprobs:
+        _record_tokens(request, result)
     text, calls = result.text, list[ToolCall]()
     if request.tool_names is not None:
         text, calls = parse_tool_calls(text, request.tool_names)
@@ -146,6 +152,18 @@ def _reply(request: _Request, model_response: Any, result: GenerationResult) -> 
         result.completion_tokens,
         "tool_calls" if calls else result.finish_reason,
     )
+
+
+def _record_tokens(request: _Request, result: GenerationResult) -> None:
+    """A ``model_tokens`` event: what was fed (``prompt_ids``, the forced prefix's tokens included when it
+    was used), what was sampled (``completion_ids``) and each sampled token's log-probability. Training
+    reads these, so it learns from the tokens sampled, never from re-tokenised text."""
+    emit("model_tokens", model=f"{PROVIDER}/{request.name}", prompt_ids=result.prompt_ids,
+         completion_ids=result.completion_ids, logprobs=[round(x, 6) for x in result.logprobs],
+         proxies=[round(x, 6) for x in result.proxies],
+         prefix=result.prefix, finish_reason=result.finish_reason,
+         temperature=request.options.get("temperature"), top_p=request.options.get("top_p"),
+         top_k=request.options.get("top_k"), repetition_penalty=request.options.get("repetition_penalty"))
 
 
 def _provider_error(exc: BaseException) -> BaseException:

@@ -40,6 +40,12 @@ class Sampler:
     def __init__(self, settings: SamplingSettings) -> None:
         self.settings = settings
         self.rng = np.random.default_rng(settings.seed)
+        self.last_logprob = 0.0
+        """Log-probability of the token :meth:`pick` returned last, under the distribution it was drawn from
+        (greedy: the plain log-softmax of the logits, the point mass being uninformative)."""
+        self.last_proxy = 0.0
+        """OTB's logit-gradient proxy of that token under the same distribution ``π``:
+        ``‖∇_z log π_y‖² = (1 − π_y)² + Σ_{v≠y} π_v²`` (see ``backends/otb/estimators``)."""
 
     @property
     def greedy(self) -> bool:
@@ -54,7 +60,10 @@ class Sampler:
             vals = logits[idx]
             logits[idx] = np.where(vals < 0, vals * s.repetition_penalty, vals / s.repetition_penalty)
         if self.greedy:
-            return int(np.argmax(logits))
+            token = int(np.argmax(logits))
+            wide = np.exp(logits.astype(np.float64) - float(logits.max()))
+            self._record(wide / wide.sum(), token)
+            return token
         scaled = logits.astype(np.float64) / float(s.temperature)
         if s.top_k and 0 < s.top_k < scaled.size:
             kth = np.partition(scaled, -s.top_k)[-s.top_k]
@@ -68,7 +77,15 @@ class Sampler:
             kept = np.zeros_like(probs)
             kept[keep] = probs[keep]
             probs = kept / kept.sum()
-        return int(self.rng.choice(probs.size, p=probs))
+        token = int(self.rng.choice(probs.size, p=probs))
+        self._record(probs, token)
+        return token
+
+    def _record(self, probs: np.ndarray, token: int) -> None:
+        """Keep the log-probability and the logit-gradient proxy of ``token`` under ``probs``."""
+        p = float(probs[token])
+        self.last_logprob = float(np.log(p)) if p > 0 else float("-inf")
+        self.last_proxy = max(0.0, (1.0 - p) ** 2 + float(np.dot(probs, probs)) - p * p)
 
 
 def cut_at_stop(text: str, stops: Sequence[str], start: int = 0) -> tuple[str, bool]:

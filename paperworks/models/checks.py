@@ -83,9 +83,20 @@ def check_model(name: str) -> None:
         from paperworks.models.local import known_local_models
 
         known = known_local_models()
-        if rest not in known:
+        base, sep, folder = rest.partition("@")
+        if base not in known:
             raise UserError(f"unknown local model '{name}'; embedded models: "
                             f"{', '.join('local/' + k for k in known)}")
+        if sep:
+            from paperworks.models.local.lora_gguf import check_adapter_dir, split_adapter
+            from paperworks.models.local.smollm import LocalModelError
+
+            try:
+                _, path = split_adapter(rest)
+                assert path is not None
+                check_adapter_dir(path)
+            except LocalModelError as exc:
+                raise UserError(f"model '{name}': {exc}") from None
     else:
         check_credentials(name)
 

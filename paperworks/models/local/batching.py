@@ -18,6 +18,9 @@ import itertools
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +54,7 @@ class BatchEngine:
         self.tuner = ThreadTuner(core.thread_choices) if len(core.thread_choices) > 1 else None
         """Chooses each step's thread count by measurement (None: llama.cpp's fixed settings)."""
         self._inbox: deque[Job] = deque()
+        self._controls: deque[tuple[Callable[[], Any], Future[Any]]] = deque()
         self._active: list[Job] = []
         self._wake = threading.Condition()
         self._closing = False
@@ -75,6 +79,24 @@ class BatchEngine:
         with self._wake:
             self._wake.notify()
 
+    def call_when_idle(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the engine thread once no request is decoding (queued ones wait for it), and return
+        its result (or raise its exception). For changes of the model itself, such as a LoRA swap."""
+        future: Future[Any] = Future()
+        with self._wake:
+            if self._closing:
+                raise DecodeError("the engine is closed")
+            self._controls.append((fn, future))
+            self._wake.notify()
+        return future.result()
+
+    def clear_prefix_cache(self) -> None:
+        """Free every idle slot's KV cells (engine thread only): after the weights change they are stale."""
+        for slot in self.slots:
+            if slot.job is None:
+                self.core.seq_rm(slot.seq)
+                slot.tokens.clear()
+
     def close(self) -> None:
         """Fail what is still queued or running, stop the thread and free llama.cpp."""
         with self._wake:
@@ -88,16 +110,26 @@ class BatchEngine:
     def _run(self) -> None:
         while True:
             with self._wake:
-                while not self._closing and not self._active and not self._inbox:
+                while not self._closing and not self._active and not self._inbox and not self._controls:
                     self._wake.wait()
                 if self._closing:
                     break
             self._reap()
-            self._admit()
+            if self._controls and not self._active:
+                fn, future = self._controls.popleft()
+                try:
+                    future.set_result(fn())
+                except Exception as exc:  # noqa: BLE001 - delivered to the caller
+                    future.set_exception(exc)
+                continue
+            if not self._controls:
+                self._admit()
             if self._active:
                 self._step()
         for job in [*self._active, *self._inbox]:
             self._fail(job, DecodeError("the engine was closed"))
+        for _, future in self._controls:
+            future.set_exception(DecodeError("the engine was closed"))
 
     def _reap(self) -> None:
         """End cancelled requests and those past their deadline, queued or running."""

@@ -55,9 +55,14 @@ def get_engine(name: str) -> Engine:
             engine: Engine = get_local_model(name)
         else:
             from paperworks.models.local.llama_model import LlamaLocalModel
+            from paperworks.models.local.lora_gguf import export_lora_gguf, split_adapter
 
+            _, adapter = split_adapter(name)
+            lora = export_lora_gguf(adapter, spec.source_gguf()) if adapter is not None else None
             try:
                 engine = LlamaLocalModel(name, spec.gguf_path())
+                if lora is not None:
+                    engine.set_adapter(lora)
             except LocalModelError:
                 raise
             except Exception as exc:

@@ -261,9 +261,34 @@ class LlamaCore:
         """The highest position stored for ``seq`` (-1 when empty)."""
         return int(self._ll.llama_memory_seq_pos_max(self.mem, seq))
 
+    def set_adapter(self, path: Path | None, scale: float = 1.0) -> None:
+        """Serve the model with the llama.cpp LoRA adapter GGUF at ``path`` (None: the base model), freeing the
+        previous one. Every KV cell is stale afterwards: the caller clears the prefix cache."""
+        ll = self._ll
+        adapter = None
+        if path is not None:
+            adapter = ll.llama_adapter_lora_init(self.model, str(path).encode())
+            if not adapter:
+                raise DecodeError(f"llama.cpp could not load the LoRA adapter {path}")
+            arr = (ll.llama_adapter_lora_p_ctypes * 1)(adapter)
+            rc = ll.llama_set_adapters_lora(self.ctx, arr, 1, (ctypes.c_float * 1)(scale))
+        else:
+            rc = ll.llama_set_adapters_lora(self.ctx, None, 0, None)
+        if rc != 0:
+            if adapter:
+                ll.llama_adapter_lora_free(adapter)
+            raise DecodeError(f"llama.cpp refused the LoRA adapter {path} (code {rc})")
+        old, self._adapter = getattr(self, "_adapter", None), adapter
+        if old:
+            ll.llama_adapter_lora_free(old)
+
     def close(self) -> None:
         """Free the batch, context and model (idempotent)."""
         if getattr(self, "ctx", None):
+            if getattr(self, "_adapter", None):
+                self._ll.llama_set_adapters_lora(self.ctx, None, 0, None)
+                self._ll.llama_adapter_lora_free(self._adapter)
+                self._adapter = None
             self._ll.llama_batch_free(self._batch)
             self._ll.llama_free(self.ctx)
             self._ll.llama_model_free(self.model)

@@ -61,6 +61,8 @@ class LlamaLocalModel:
         self.recent_jobs: deque[Job] = deque(maxlen=16)
         """The latest requests made (newest last), with their progress: tokens, reuse, timings."""
         self.load_s = time.perf_counter() - started
+        self.adapter: Path | None = None
+        """The LoRA adapter GGUF served (None: the base weights)."""
 
     def _token_text(self, key: str) -> str:
         value = self.core.meta(key)
@@ -178,6 +180,20 @@ class LlamaLocalModel:
             pass
         assert stream.result is not None
         return stream.result
+
+    def set_adapter(self, gguf: Path | None, scale: float = 1.0) -> float:
+        """Serve a llama.cpp LoRA adapter GGUF from now on (None: the base weights); returns the seconds the swap
+        took. It happens on the engine thread between steps, once no request is decoding (queued ones wait);
+        the prefix cache is cleared, since its cells were computed with the old weights."""
+        started = time.perf_counter()
+
+        def swap() -> None:
+            self.core.set_adapter(gguf, scale)
+            self.engine.clear_prefix_cache()
+
+        self.engine.call_when_idle(swap)
+        self.adapter = gguf
+        return time.perf_counter() - started
 
     def close(self) -> None:
         """Stop the engine and free llama.cpp."""

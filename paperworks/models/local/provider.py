@@ -15,6 +15,7 @@ import json
 import threading
 from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from paperworks.core.paths import set_offline_env
@@ -77,10 +78,14 @@ def _known() -> str:
 def _check(model: str) -> str:
     """The local model name in ``model``, after the cheap checks (known name, weights installed)."""
     name = model.split("/", 1)[1] if model.startswith(f"{PROVIDER}/") else model
-    if name not in LOCAL_MODELS:
+    if name.partition("@")[0] not in LOCAL_MODELS:
         raise CustomLLMError(status_code=404, message=f"unknown local model {name!r}; known: {_known()}")
     try:
         local_model_spec(name).source_gguf()  # cheap: the weights are installed (a derived copy is made on load)
+        if "@" in name:
+            from paperworks.models.local.lora_gguf import check_adapter_dir, split_adapter
+
+            check_adapter_dir(split_adapter(name)[1] or Path())
     except LocalModelError as exc:
         raise CustomLLMError(status_code=400, message=str(exc)) from exc
     return name

@@ -148,7 +148,7 @@ _LOADED_LOCK = threading.Lock()
 def local_model_spec(name: str) -> LocalModelSpec:
     """The registry entry for ``name``; raises :class:`LocalModelError` naming the known models."""
     try:
-        return LOCAL_MODELS[name]
+        return LOCAL_MODELS[name.partition("@")[0]]  # "<name>@<adapter folder>": the base model's entry
     except KeyError:
         known = ", ".join(sorted(LOCAL_MODELS))
         raise LocalModelError(f"unknown local model {name!r}; known: {known}") from None
@@ -160,7 +160,10 @@ def get_local_model(name: str = "smollm2-135m") -> LocalModel:
     Always the torch model, whatever engine serves ``name`` through litellm: backends need its internals.
     ``smollm2-135m`` and ``smollm2-135m-torch`` share one instance. Thread-safe.
     """
-    key = LOCAL_MODELS[name].torch_name if name in LOCAL_MODELS else name
+    base, _, adapter = name.partition("@")
+    key = LOCAL_MODELS[base].torch_name if base in LOCAL_MODELS else base
+    if adapter:
+        key = f"{key}@{Path(adapter).expanduser().resolve()}"
     with _LOADED_LOCK:
         if key not in _LOADED:
             _LOADED[key] = load_local_model(key)
@@ -173,6 +176,7 @@ def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = No
     ``cache_root`` defaults to ``models_cache_dir()``. A missing, partial or unreadable cache is
     (re)built; failing to write it only logs a warning.
     """
+    name, _, adapter = name.partition("@")
     spec = local_model_spec(name)
     gguf = spec.source_gguf()  # the torch model is always converted from the shipped file
     set_offline_env()
@@ -196,8 +200,20 @@ def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = No
                 _write_cache(model, tokenizer, cache, gguf)
             except OSError as exc:
                 log.warning("could not cache the converted model in %s (%s)", cache, exc)
+    if adapter:
+        model = _with_adapter(model, Path(adapter).expanduser().resolve())
+        name = f"{name}@{Path(adapter).expanduser().resolve()}"
     model.eval()
     return LocalModel(name, model, tokenizer, source)
+
+
+def _with_adapter(model: Any, folder: Path) -> Any:
+    """``model`` with the PEFT LoRA adapter in ``folder`` merged into its weights (a fresh instance)."""
+    if not (folder / "adapter_config.json").is_file():
+        raise LocalModelError(f"adapter folder {folder} has no adapter_config.json (not a PEFT LoRA adapter)")
+    from peft import PeftModel
+
+    return PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
 
 
 def _marker_for(gguf: Path) -> dict[str, Any]:
@@ -301,7 +317,10 @@ def local_weights(*models: object) -> dict[str, str]:
     for model in models:
         if isinstance(model, str) and model.startswith("local/"):
             try:
-                out[model] = local_model_spec(model.removeprefix("local/")).served_weights()
+                name = model.removeprefix("local/")
+                served = local_model_spec(name).served_weights()
+                adapter = name.partition("@")[2]
+                out[model] = f"{served} + LoRA adapter {Path(adapter).expanduser().resolve()}" if adapter else served
             except LocalModelError:
                 continue
     return out

@@ -220,6 +220,7 @@ def _register_eval_commands() -> None:
     from paperworks.cli.rejump_cmd import rejump_command
     from paperworks.cli.repro_cmd import repro_command
     from paperworks.cli.serve_cmd import serve_command
+    from paperworks.cli.train_cmd import train_command
     from paperworks.cli.tts_cmd import tts_app
 
     app.command("eval")(eval_command)
@@ -229,6 +230,7 @@ def _register_eval_commands() -> None:
     app.command("repro")(repro_command)
     app.command("rejump")(rejump_command)
     app.command("serve")(serve_command)
+    app.command("train")(train_command)
     app.add_typer(cad_app, name="cad")
     app.add_typer(archive_app, name="archive")
     app.add_typer(lean_app, name="lean")

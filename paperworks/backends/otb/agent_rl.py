@@ -85,8 +85,8 @@ class UpdateSettings:
     """Truncation of the per-token importance weight π_θ / π_sample (verl's TIS); 0 turns correction off."""
     max_grad_norm: float = 1.0
     """Gradient clipping (global norm)."""
-    micro_batch_tokens: int = 6144
-    """Most (padded) tokens in one forward/backward pass."""
+    micro_batch_tokens: int = 2048
+    """Most (padded) tokens in one forward/backward pass (activations: about 0.7 MB per token for SmolLM2-135M)."""
     temperature: float = 1.0
     """The sampling temperature: the torch log-probabilities are taken at it."""
 
@@ -130,6 +130,8 @@ class AgentPolicy:
         torch.manual_seed(seed)
         self.model = model
         self.bf16 = bf16
+        self.last_items: list[tuple[list[int], list[int]]] = []
+        """The (prompt ids, completion ids) the last :meth:`rl_step` trained on."""
         self.lora = lora
         self.params = apply_lora(model, rank=lora.rank, alpha=lora.alpha, targets=lora.targets)
         self.optimizer = torch.optim.AdamW(self.params, lr=lr, weight_decay=0.0)
@@ -145,11 +147,13 @@ class AgentPolicy:
         gradients flow through it exactly as through separate copies."""
         ids = [p + c for p, c in batch]
         shared = _shared_prefix(ids, min(len(p) for p, _ in batch) - 1)
+        body: Any = self.model.model  # the transformers decoder stack under the LM head
+        head: Any = self.model.lm_head
         with self._precision():
             cache = None
             if shared >= 16 and len(ids) > 1:
                 prefix = torch.tensor([ids[0][:shared]], dtype=torch.long)
-                cache = self.model(input_ids=prefix, use_cache=True).past_key_values
+                cache = body(input_ids=prefix, use_cache=True).past_key_values
                 for layer in cache.layers:
                     layer.keys = layer.keys.expand(len(ids), -1, -1, -1)
                     layer.values = layer.values.expand(len(ids), -1, -1, -1)
@@ -163,16 +167,17 @@ class AgentPolicy:
                 inp[i, : len(x) - shared] = torch.tensor(x[shared:], dtype=torch.long)
                 att[i, shared: len(x)] = 1
             pos = torch.arange(shared, shared + width, dtype=torch.long).unsqueeze(0).expand(len(ids), -1)
-            logits = self.model(input_ids=inp, attention_mask=att, position_ids=pos, cache=cache,
-                                use_cache=cache is not None).logits
-        out: list[Tensor] = []
-        for i, (p, c) in enumerate(batch):
-            z = logits[i, len(p) - 1 - shared: len(p) + len(c) - 1 - shared].float()
-            if temperature and temperature != 1.0:
-                z = z / temperature
-            tgt = torch.tensor(c, dtype=torch.long)
-            out.append(z.gather(-1, tgt.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(z, dim=-1))
-        return out
+            hidden = body(input_ids=inp, attention_mask=att, position_ids=pos, cache=cache,
+                                      use_cache=cache is not None).last_hidden_state
+            # the vocabulary projection only where a completion token is predicted (not over the prompt)
+            rows = torch.cat([hidden[i, len(p) - 1 - shared: len(p) + len(c) - 1 - shared]
+                              for i, (p, c) in enumerate(batch)])
+            logits = head(rows).float()
+        if temperature and temperature != 1.0:
+            logits = logits / temperature
+        targets = torch.tensor([t for _, c in batch for t in c], dtype=torch.long)
+        flat = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+        return list(torch.split(flat, [len(c) for _, c in batch]))
 
     def _precision(self) -> Any:
         """bf16 autocast (about 2.8x faster on a CPU with AVX512_BF16) unless the policy runs in fp32."""
@@ -226,6 +231,7 @@ class AgentPolicy:
                  "adv_abs_mean": float(torch.cat([a for row in advs for a in row]).abs().mean())
                  if any(len(a) for row in advs for a in row) else 0.0}
         total = stats["tokens_trained"]
+        self.last_items = items
         if not items:
             return stats
         self.optimizer.zero_grad(set_to_none=True)
@@ -255,7 +261,7 @@ class AgentPolicy:
         return stats
 
     def sft_step(self, examples: Sequence[tuple[list[int], list[int]]], lr: float,
-                 micro_batch_tokens: int = 6144, max_grad_norm: float = 1.0) -> dict[str, float]:
+                 micro_batch_tokens: int = 2048, max_grad_norm: float = 1.0) -> dict[str, float]:
         """One supervised step: mean negative log-likelihood of the target tokens given their prompts."""
         items = [(list(p), list(c)) for p, c in examples if c]
         total = float(sum(len(c) for _, c in items))

@@ -83,18 +83,16 @@ def check_model(name: str) -> None:
         from paperworks.models.local import known_local_models
 
         known = known_local_models()
-        base, sep, folder = rest.partition("@")
-        if base not in known:
+        if rest.partition("@")[0] not in known:
             raise UserError(f"unknown local model '{name}'; embedded models: "
                             f"{', '.join('local/' + k for k in known)}")
-        if sep:
-            from paperworks.models.local.lora_gguf import check_adapter_dir, split_adapter
-            from paperworks.models.local.smollm import LocalModelError
+        if "@" in rest:  # local/<model>@<DIR>: the PEFT LoRA adapter saved in DIR
+            from paperworks.models.local.smollm import LocalModelError, check_adapter_dir, split_adapter
 
             try:
-                _, path = split_adapter(rest)
-                assert path is not None
-                check_adapter_dir(path)
+                adapter = split_adapter(rest)[1]
+                if adapter is not None:
+                    check_adapter_dir(adapter)
             except LocalModelError as exc:
                 raise UserError(f"model '{name}': {exc}") from None
     else:

@@ -131,7 +131,10 @@ def _cores() -> int:
 class LlamaCore:
     """A GGUF model, its vocabulary and one multi-sequence context."""
 
-    def __init__(self, gguf: Path, settings: LlamaSettings | None = None) -> None:
+    def __init__(self, gguf: Path, settings: LlamaSettings | None = None, adapter: Path | None = None,
+                 adapter_scale: float = 1.0) -> None:
+        """Load ``gguf`` and make the context; ``adapter``: a llama.cpp LoRA adapter GGUF served with it,
+        scaled by ``adapter_scale`` (raises :class:`DecodeError`, nothing left allocated, if refused)."""
         import llama_cpp
 
         _quiet_logs(llama_cpp)
@@ -175,6 +178,14 @@ class LlamaCore:
         self._batch = llama_cpp.llama_batch_init(s.n_batch, 0, 1)
         self._pieces: dict[int, bytes] = {}
         self._buf = ctypes.create_string_buffer(256)
+        self._adapter: Any = None
+        """The loaded ``llama_adapter_lora`` pointer (kept referenced; freed on swap and in close)."""
+        if adapter is not None:
+            try:
+                self.set_adapter(adapter, adapter_scale)
+            except DecodeError:
+                self.close()
+                raise
 
     # ---------------------------------------------------------------------------------- vocabulary
 
@@ -262,23 +273,23 @@ class LlamaCore:
         return int(self._ll.llama_memory_seq_pos_max(self.mem, seq))
 
     def set_adapter(self, path: Path | None, scale: float = 1.0) -> None:
-        """Serve the model with the llama.cpp LoRA adapter GGUF at ``path`` (None: the base model), freeing the
-        previous one. Every KV cell is stale afterwards: the caller clears the prefix cache."""
+        """Serve the model with the llama.cpp LoRA adapter GGUF at ``path`` scaled by ``scale`` (None: the base
+        weights), freeing the previous adapter. Every KV cell is stale afterwards: the caller drops them."""
         ll = self._ll
         adapter = None
         if path is not None:
             adapter = ll.llama_adapter_lora_init(self.model, str(path).encode())
             if not adapter:
-                raise DecodeError(f"llama.cpp could not load the LoRA adapter {path}")
-            arr = (ll.llama_adapter_lora_p_ctypes * 1)(adapter)
-            rc = ll.llama_set_adapters_lora(self.ctx, arr, 1, (ctypes.c_float * 1)(scale))
+                raise DecodeError(f"llama.cpp could not load the LoRA adapter {path} (wrong base model?)")
+            rc = ll.llama_set_adapters_lora(self.ctx, (ll.llama_adapter_lora_p_ctypes * 1)(adapter), 1,
+                                            (ctypes.c_float * 1)(scale))
         else:
             rc = ll.llama_set_adapters_lora(self.ctx, None, 0, None)
         if rc != 0:
             if adapter:
                 ll.llama_adapter_lora_free(adapter)
             raise DecodeError(f"llama.cpp refused the LoRA adapter {path} (code {rc})")
-        old, self._adapter = getattr(self, "_adapter", None), adapter
+        old, self._adapter = self._adapter, adapter
         if old:
             ll.llama_adapter_lora_free(old)
 

@@ -42,12 +42,19 @@ class LlamaLocalModel:
 
     engine_name = "llama.cpp"
 
-    def __init__(self, name: str, gguf: Path, settings: LlamaSettings | None = None) -> None:
+    def __init__(self, name: str, gguf: Path, settings: LlamaSettings | None = None, *,
+                 adapter: Path | None = None, adapter_scale: float = 1.0) -> None:
+        """Load ``gguf`` and start the engine thread; ``adapter``: a llama.cpp LoRA adapter GGUF
+        (:func:`~.lora_gguf.export_lora_gguf`) served from the start, scaled by ``adapter_scale``."""
         started = time.perf_counter()
         self.name = name
         self.source = "gguf"
         self.settings = settings or LlamaSettings.from_env()
-        self.core = LlamaCore(gguf, self.settings)
+        self.core = LlamaCore(gguf, self.settings, adapter, adapter_scale)
+        self.adapter: Path | None = adapter
+        """The LoRA adapter GGUF served (None: the base weights)."""
+        self.adapter_stamp: tuple[int, int] | None = None
+        """What :func:`~.engines.get_engine` last converted ``adapter`` from (the PEFT files' times)."""
         template = self.core.meta("tokenizer.chat_template")
         if not template:
             raise ValueError(f"{gguf} carries no chat template")
@@ -61,8 +68,6 @@ class LlamaLocalModel:
         self.recent_jobs: deque[Job] = deque(maxlen=16)
         """The latest requests made (newest last), with their progress: tokens, reuse, timings."""
         self.load_s = time.perf_counter() - started
-        self.adapter: Path | None = None
-        """The LoRA adapter GGUF served (None: the base weights)."""
 
     def _token_text(self, key: str) -> str:
         value = self.core.meta(key)
@@ -182,17 +187,22 @@ class LlamaLocalModel:
         return stream.result
 
     def set_adapter(self, gguf: Path | None, scale: float = 1.0) -> float:
-        """Serve a llama.cpp LoRA adapter GGUF from now on (None: the base weights); returns the seconds the swap
-        took. It happens on the engine thread between steps, once no request is decoding (queued ones wait);
-        the prefix cache is cleared, since its cells were computed with the old weights."""
+        """Serve the llama.cpp LoRA adapter GGUF ``gguf`` scaled by ``scale`` from now on (None: the base
+        weights), freeing the previous one; returns the seconds the swap took, waiting included.
+
+        The swap runs on the engine thread between steps, once no request is decoding: running requests
+        finish on the old weights, queued ones start on the new. The prefix cache is cleared, since its KV
+        cells were computed with the old weights. Raises :class:`~.llama_core.DecodeError` (the previous
+        adapter stays) when llama.cpp refuses the file.
+        """
         started = time.perf_counter()
 
         def swap() -> None:
             self.core.set_adapter(gguf, scale)
+            self.adapter = gguf
             self.engine.clear_prefix_cache()
 
         self.engine.call_when_idle(swap)
-        self.adapter = gguf
         return time.perf_counter() - started
 
     def close(self) -> None:

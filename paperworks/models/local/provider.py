@@ -15,7 +15,6 @@ import json
 import threading
 from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from paperworks.core.paths import set_offline_env
@@ -30,7 +29,13 @@ from paperworks.core.events import emit  # noqa: E402
 from paperworks.models.local.engine_types import DeadlineExceeded  # noqa: E402
 from paperworks.models.local.engines import Engine, get_engine  # noqa: E402
 from paperworks.models.local.generation import ContextWindowError, GenerationResult  # noqa: E402
-from paperworks.models.local.smollm import LOCAL_MODELS, LocalModelError, local_model_spec  # noqa: E402
+from paperworks.models.local.smollm import (  # noqa: E402
+    LOCAL_MODELS,
+    LocalModelError,
+    check_adapter_dir,
+    local_model_spec,
+    split_adapter,
+)
 from paperworks.models.local.streaming import Shaper, threaded  # noqa: E402
 from paperworks.models.local.toolcalls import (  # noqa: E402
     TOOL_CALL_CLOSE,
@@ -82,10 +87,9 @@ def _check(model: str) -> str:
         raise CustomLLMError(status_code=404, message=f"unknown local model {name!r}; known: {_known()}")
     try:
         local_model_spec(name).source_gguf()  # cheap: the weights are installed (a derived copy is made on load)
-        if "@" in name:
-            from paperworks.models.local.lora_gguf import check_adapter_dir, split_adapter
-
-            check_adapter_dir(split_adapter(name)[1] or Path())
+        adapter = split_adapter(name)[1]  # <name>@<DIR>: a saved PEFT adapter is there
+        if adapter is not None:
+            check_adapter_dir(adapter)
     except LocalModelError as exc:
         raise CustomLLMError(status_code=400, message=str(exc)) from exc
     return name

@@ -30,9 +30,12 @@ __all__ = [
     "LocalModelError",
     "LocalModelSpec",
     "TextStream",
+    "adapter_stamp",
+    "check_adapter_dir",
     "get_local_model",
     "load_local_model",
     "local_model_spec",
+    "split_adapter",
 ]
 
 log = logging.getLogger(__name__)
@@ -142,13 +145,44 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {
 }
 
 _LOADED: dict[str, LocalModel] = {}
+_STAMPS: dict[str, tuple[int, int] | None] = {}
+"""The adapter files' :func:`adapter_stamp` each ``<name>@<DIR>`` instance was loaded from."""
 _LOADED_LOCK = threading.Lock()
 
 
+def split_adapter(name: str) -> tuple[str, Path | None]:
+    """``smollm2-135m@runs/x/adapter`` -> (``smollm2-135m``, that folder resolved); without ``@``: (name, None).
+    The one place ``<model>@<PEFT adapter folder>`` names are parsed."""
+    base, sep, folder = name.partition("@")
+    if not sep:
+        return name, None
+    if not folder.strip():
+        raise LocalModelError(f"'{name}': nothing after '@' (expected <model>@<PEFT adapter folder>)")
+    return base, Path(folder).expanduser().resolve()
+
+
+def check_adapter_dir(folder: Path) -> None:
+    """A one-line :class:`LocalModelError` naming ``folder`` unless it holds a saved PEFT adapter."""
+    if not folder.is_dir():
+        raise LocalModelError(f"adapter folder {folder} does not exist")
+    for needed in ("adapter_config.json", "adapter_model.safetensors"):
+        if not (folder / needed).is_file():
+            raise LocalModelError(f"adapter folder {folder} has no {needed} (not a saved PEFT LoRA adapter)")
+
+
+def adapter_stamp(folder: Path) -> tuple[int, int]:
+    """Modification times (ns) of the adapter's weights and config: what a converted or loaded copy of the
+    adapter in ``folder`` was made from (checked with :func:`check_adapter_dir` first)."""
+    check_adapter_dir(folder)
+    return ((folder / "adapter_model.safetensors").stat().st_mtime_ns,
+            (folder / "adapter_config.json").stat().st_mtime_ns)
+
+
 def local_model_spec(name: str) -> LocalModelSpec:
-    """The registry entry for ``name``; raises :class:`LocalModelError` naming the known models."""
+    """The registry entry for ``name`` (``<name>@<adapter>``: the base model's); raises
+    :class:`LocalModelError` naming the known models."""
     try:
-        return LOCAL_MODELS[name.partition("@")[0]]  # "<name>@<adapter folder>": the base model's entry
+        return LOCAL_MODELS[name.partition("@")[0]]
     except KeyError:
         known = ", ".join(sorted(LOCAL_MODELS))
         raise LocalModelError(f"unknown local model {name!r}; known: {known}") from None
@@ -159,14 +193,19 @@ def get_local_model(name: str = "smollm2-135m") -> LocalModel:
 
     Always the torch model, whatever engine serves ``name`` through litellm: backends need its internals.
     ``smollm2-135m`` and ``smollm2-135m-torch`` share one instance. Thread-safe.
+
+    ``<name>@<DIR>``: a separate instance with the PEFT LoRA adapter saved in ``DIR`` merged into its
+    weights (the shared base instance is never changed), reloaded when the adapter's files change.
     """
-    base, _, adapter = name.partition("@")
+    base, adapter = split_adapter(name)
     key = LOCAL_MODELS[base].torch_name if base in LOCAL_MODELS else base
-    if adapter:
-        key = f"{key}@{Path(adapter).expanduser().resolve()}"
+    stamp = None
+    if adapter is not None:
+        key, stamp = f"{key}@{adapter}", adapter_stamp(adapter)
     with _LOADED_LOCK:
-        if key not in _LOADED:
+        if key not in _LOADED or _STAMPS.get(key) != stamp:
             _LOADED[key] = load_local_model(key)
+            _STAMPS[key] = stamp
         return _LOADED[key]
 
 
@@ -176,7 +215,9 @@ def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = No
     ``cache_root`` defaults to ``models_cache_dir()``. A missing, partial or unreadable cache is
     (re)built; failing to write it only logs a warning.
     """
-    name, _, adapter = name.partition("@")
+    name, adapter = split_adapter(name)
+    if adapter is not None:
+        check_adapter_dir(adapter)
     spec = local_model_spec(name)
     gguf = spec.source_gguf()  # the torch model is always converted from the shipped file
     set_offline_env()
@@ -200,20 +241,23 @@ def load_local_model(name: str = "smollm2-135m", *, cache_root: Path | None = No
                 _write_cache(model, tokenizer, cache, gguf)
             except OSError as exc:
                 log.warning("could not cache the converted model in %s (%s)", cache, exc)
-    if adapter:
-        model = _with_adapter(model, Path(adapter).expanduser().resolve())
-        name = f"{name}@{Path(adapter).expanduser().resolve()}"
+    if adapter is not None:
+        model, name = _with_adapter(model, adapter), f"{name}@{adapter}"
     model.eval()
     return LocalModel(name, model, tokenizer, source)
 
 
 def _with_adapter(model: Any, folder: Path) -> Any:
-    """``model`` with the PEFT LoRA adapter in ``folder`` merged into its weights (a fresh instance)."""
-    if not (folder / "adapter_config.json").is_file():
-        raise LocalModelError(f"adapter folder {folder} has no adapter_config.json (not a PEFT LoRA adapter)")
-    from peft import PeftModel
-
-    return PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
+    """``model`` (a fresh instance) with the PEFT adapter in ``folder`` merged into its weights."""
+    try:
+        from peft import PeftModel
+    except ImportError as exc:
+        raise LocalModelError(f"loading the adapter {folder} needs peft (pip install peft)") from exc
+    try:
+        return PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
+    except Exception as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise LocalModelError(f"cannot load the PEFT adapter {folder}: {type(exc).__name__}: {first}") from exc
 
 
 def _marker_for(gguf: Path) -> dict[str, Any]:
@@ -317,10 +361,23 @@ def local_weights(*models: object) -> dict[str, str]:
     for model in models:
         if isinstance(model, str) and model.startswith("local/"):
             try:
-                name = model.removeprefix("local/")
-                served = local_model_spec(name).served_weights()
-                adapter = name.partition("@")[2]
-                out[model] = f"{served} + LoRA adapter {Path(adapter).expanduser().resolve()}" if adapter else served
+                base, adapter = split_adapter(model.removeprefix("local/"))
+                served = local_model_spec(base).served_weights()
+                out[model] = f"{served} + {_adapter_line(adapter)}" if adapter is not None else served
             except LocalModelError:
                 continue
     return out
+
+
+def _adapter_line(folder: Path) -> str:
+    """The adapter in ``folder`` named with its weights' hash and time, so a run says which update served it."""
+    import hashlib
+    import time
+
+    weights = folder / "adapter_model.safetensors"
+    try:
+        digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
+        when = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(weights.stat().st_mtime))
+    except OSError:
+        return f"PEFT LoRA adapter {folder} (missing)"
+    return f"PEFT LoRA adapter {folder} (sha256 {digest}, saved {when})"

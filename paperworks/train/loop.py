@@ -76,15 +76,14 @@ class Trainer:
     def _serve(self) -> float:
         """Save the adapter, convert it for llama.cpp and swap it into the engine; returns seconds."""
         from paperworks.models.local.engines import get_engine
-        from paperworks.models.local.lora_gguf import export_lora_gguf
-        from paperworks.models.local.smollm import local_model_spec
+        from paperworks.models.local.smollm import adapter_stamp
 
         started = time.monotonic()
         self.policy.save_adapter(self.adapter_dir)
-        gguf = export_lora_gguf(self.adapter_dir, local_model_spec(self.base).source_gguf())
-        engine: Any = get_engine(self.serving.removeprefix("local/"))  # a new engine loads the adapter itself
-        if getattr(engine, "adapter", None) is not None or hasattr(engine, "set_adapter"):
-            engine.set_adapter(gguf)
+        # the engine of "<model>@<adapter dir>" converts the changed adapter and swaps it in between its steps
+        engine: Any = get_engine(self.serving.removeprefix("local/"))
+        if getattr(engine, "adapter_stamp", None) != adapter_stamp(self.adapter_dir):
+            raise UserError(f"the llama.cpp engine did not take the updated adapter in {self.adapter_dir}")
         took = time.monotonic() - started
         self.state["swap_s"].append(round(took, 3))
         return took

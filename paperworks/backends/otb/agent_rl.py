@@ -153,7 +153,7 @@ class AgentPolicy:
             cache = None
             if shared >= 16 and len(ids) > 1:
                 prefix = torch.tensor([ids[0][:shared]], dtype=torch.long)
-                cache = body(input_ids=prefix, use_cache=True).past_key_values
+                cache = body(input_ids=prefix, use_cache=True).cache
                 for layer in cache.layers:
                     layer.keys = layer.keys.expand(len(ids), -1, -1, -1)
                     layer.values = layer.values.expand(len(ids), -1, -1, -1)

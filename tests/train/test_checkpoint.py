@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ def _fill(tag: str):
     def fill(folder: Path) -> None:
         (folder / "adapter").mkdir()
         (folder / "adapter" / "w").write_text(tag)
-        (folder / "state.json").write_text('{"tag": "%s"}' % tag)
+        (folder / "state.json").write_text(json.dumps({"tag": tag}))
     return fill
 
 

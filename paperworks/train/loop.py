@@ -211,6 +211,9 @@ class Trainer:
     def _run(self) -> dict[str, Any]:
         started = time.monotonic()
         self._load_policy()
+        # log.jsonl holds exactly the checkpointed steps (a step done after the last checkpoint runs again)
+        (self.out / "log.jsonl").write_text("".join(json.dumps(h) + "\n" for h in self.state["history"]),
+                                            encoding="utf-8")
         self._serve()
         if self.s.final_eval and self.state.get("base_eval") is None:
             base = self._eval(self.s.eval_suite, "eval/base", self.s.model)

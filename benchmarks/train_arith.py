@@ -1,0 +1,84 @@
+"""The arith training benchmark: SmolLM2-135M trained with ``paperworks train`` (oracle SFT warm start, then RL
+through real ``agent`` workflow runs with the calculator tool, on generated problems only), evaluated on the
+whole ``arith`` suite before and after; the adapter is committed so that anyone can evaluate it.
+
+    python benchmarks/train_arith.py                       # train (examples/train_arith.yaml) and package
+    python benchmarks/train_arith.py --work runs/x         # package a finished run (or finish it)
+
+Writes ``benchmarks/results/train_arith/``: ``adapter/`` (PEFT files), ``results.json`` (``eval_model``: the
+model string that evaluates the adapter with ``paperworks eval``, ``arith_accuracy``: the trained adapter on
+the whole arith suite, the base model's accuracy, the held-out curve, time per phase, throughput, peak RSS)
+and ``log.jsonl`` (one line per RL step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "train_arith"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default=str(ROOT / "examples" / "train_arith.yaml"))
+    parser.add_argument("--work", default=str(ROOT / "runs" / "train_arith"))
+    parser.add_argument("--out", default=str(OUT))
+    args = parser.parse_args()
+    work, out = Path(args.work), Path(args.out)
+    started = time.monotonic()
+    if not (work / "results.json").is_file():
+        cmd = ([sys.executable, "-m", "paperworks", "train", "--resume", str(work), "-q"]
+               if (work / "train.json").is_file() else
+               [sys.executable, "-m", "paperworks", "train", "--config-file", args.config, "--out", str(work), "-q"])
+        done = subprocess.run(cmd, cwd=ROOT)
+        if done.returncode != 0:
+            raise SystemExit(done.returncode)
+    run: dict[str, Any] = json.loads((work / "results.json").read_text())
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "adapter").mkdir(parents=True)
+    for name in ("adapter_config.json", "adapter_model.safetensors"):
+        shutil.copy2(work / "adapter" / name, out / "adapter" / name)
+    shutil.copy2(work / "log.jsonl", out / "log.jsonl")
+    final, base = run.get("final_eval") or {}, run.get("base_eval") or {}
+    history = run.get("history") or []
+    results = {
+        "benchmark": "train_arith",
+        "command": f"paperworks train --config-file {Path(args.config).relative_to(ROOT)} --out {args.work}",
+        "settings": run["settings"],
+        "eval_model": f"local/{run['settings']['model'].removeprefix('local/')}@{(out / 'adapter').relative_to(ROOT)}",
+        "eval_command": f"paperworks eval arith -m local/smollm2-135m@{(out / 'adapter').relative_to(ROOT)}",
+        "arith_accuracy": final.get("accuracy"), "arith_stderr": final.get("stderr"),
+        "arith_samples": final.get("samples"),
+        "base_accuracy": base.get("accuracy"), "base_samples": base.get("samples"),
+        "heldout": [{k: h.get(k) for k in ("step", "rollout_tokens", "accuracy")} for h in run.get("heldout", [])],
+        "heldout_note": "generated problems of other seeds in the generator's held-out phrasings, greedy",
+        "steps_done": run.get("steps_done"), "stopped_by": run.get("stopped_by"), "sft": run.get("sft"),
+        "rollout_tokens": run.get("rollout_tokens"), "rollout_samples": run.get("rollout_samples"),
+        "samples_per_min": run.get("samples_per_min"), "phase_seconds": run.get("phase_seconds"),
+        "phase_share": run.get("phase_share"), "swap_s_median": run.get("swap_s_median"),
+        "train_wall_s": round(sum((run.get("phase_seconds") or {}).values()), 1),
+        "peak_rss_mb": run.get("peak_rss_mb"),
+        "final_train_reward": history[-1]["reward"] if history else None,
+        "mismatch_abs_mean": (sum(h.get("mismatch_abs", 0.0) for h in history) / len(history)) if history else None,
+        "truncated_share_mean": (sum(h.get("truncated_share", 0.0) for h in history) / len(history))
+        if history else None,
+        "adapter_mb": round((out / "adapter" / "adapter_model.safetensors").stat().st_size / 1e6, 2),
+        "versions": run.get("versions"), "git_sha": run.get("git_sha"),
+        "package_s": round(time.monotonic() - started, 1),
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    print(json.dumps({k: results[k] for k in ("eval_model", "arith_accuracy", "base_accuracy", "heldout",
+                                              "train_wall_s", "peak_rss_mb")}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -13,7 +13,7 @@ DEMO_TASK ?= A box holds 17 rows of 23 apples. How many apples are there?
 
 # The project's best working feature: SPADA on a benchmark task (embedded model, offline), then the
 # task's verified reference through the sandbox with renders. `make demo-agent`: the tool-using agent.
-.PHONY: setup demo demo-agent serve test test-fast lint bench clean
+.PHONY: setup demo demo-agent demo-trained serve test test-fast lint bench clean
 
 setup:
 	@VENV=$(VENV) scripts/setup.sh
@@ -23,6 +23,12 @@ demo: setup
 
 demo-agent: setup
 	$(BIN)/paperworks run agent --model local/smollm2-135m -c tool_choice=first -i "$(DEMO_TASK)"
+
+# The agent with the adapter paperworks train made (benchmarks/results/train_arith/), set up as it was trained
+# (the arith suite's calculator-only tools and instruction): it calls the calculator, then answers.
+demo-trained: setup
+	$(BIN)/paperworks run agent --model local/smollm2-135m@benchmarks/results/train_arith/adapter \
+	  -c 'tools=[calculate]' -i "$(DEMO_TASK) Use the calculate tool for the arithmetic, then reply with just the final number."
 
 serve: setup   # every workflow on a LangGraph server at http://127.0.0.1:2024 (paperworks serve --help)
 	$(BIN)/paperworks serve

@@ -22,7 +22,7 @@ KNOWN_MODELS: list[tuple[str, str]] = [
     ("local/smollm2-135m-q4_1", "the shipped Q4_1 file itself on llama.cpp: one request decodes ~20% faster, "
                                 "batches ~1.5x at 4"),
     ("local/smollm2-135m-bf16", "the shipped weights converted once to BF16 on llama.cpp, on any CPU"),
-    ("local/<name>@<DIR>", "an embedded model with the PEFT LoRA adapter saved in DIR (what `paperworks train` writes)"),
+    ("local/<name>@<DIR>", "an embedded model with the PEFT LoRA adapter in DIR (what `paperworks train` writes)"),
     ("local/smollm2-135m-torch", "the same model on transformers (fp32), offline: the engine the backends use"),
     ("scripted/echo", "test model: answers with the last user message"),
     ("scripted/<name|file.json>", "test model: scripted replies and tool calls, in order"),

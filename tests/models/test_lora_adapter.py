@@ -228,6 +228,7 @@ class Adapters:
         from paperworks.models.local.smollm import load_local_model
 
         self.twin = load_local_model("smollm2-135m-q4_1")  # a fresh instance: the shared one stays untouched
+        torch.manual_seed(1)  # PEFT draws lora_A from the global generator: fixed, whatever ran before
         self.peft = get_peft_model(self.twin.model, LoraConfig(r=8, lora_alpha=16, target_modules=ALL))
         self.peft.add_adapter("qk", LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "k_proj"]))
         self.root = root

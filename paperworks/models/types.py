@@ -99,7 +99,7 @@ class ModelResponse:
         )
 
 
-_NUMBER_KEYS = {"temperature": (0.0, None), "top_p": (0.0, 1.0), "repetition_penalty": (0.0, None),
+_NUMBER_KEYS = {"temperature": (0.0, 2.0), "top_p": (0.0, 1.0), "repetition_penalty": (0.0, None),
                 "presence_penalty": (-2.0, 2.0), "frequency_penalty": (-2.0, 2.0), "timeout": (0.0, None)}
 _INT_KEYS: dict[str, tuple[int, int | None]] = {"max_tokens": (1, None), "top_k": (0, None), "seed": (0, 2**63 - 1)}
 SEED_MAX = 2**63 - 1

@@ -22,7 +22,8 @@ SEED_MAX = 2**63 - 1  # a signed 64-bit seed: what providers and torch.manual_se
 
 
 @pytest.mark.parametrize(("setting", "message"), [
-    ({"temperature": -1}, "temperature must be >= 0, got -1"),
+    ({"temperature": -1}, "temperature must be between 0 and 2, got -1"),
+    ({"temperature": 50}, "temperature must be between 0 and 2, got 50"),
     ({"temperature": float("nan")}, "temperature must be a finite number"),
     ({"temperature": float("inf")}, "temperature must be a finite number"),
     ({"top_p": 2}, "top_p must be in (0, 1], got 2"),

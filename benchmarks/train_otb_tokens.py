@@ -7,8 +7,10 @@ phrasings) are answered greedily every ``--eval-every`` steps. The target reward
 best held-out accuracies (so every arm reaches it); each arm's figure is the cumulative rollout tokens
 (prompt + completion, every call) at the first held-out evaluation that reaches it.
 
-    python benchmarks/train_otb_tokens.py --sft-from benchmarks/results/train_arith/sft_adapter \\
-        --steps 12 --out benchmarks/results/train_otb_tokens.json
+    # the warm start: the train_arith recipe stopped after its SFT (deterministic for its seed)
+    paperworks train --config-file examples/train_arith.yaml --steps 0 --no-final-eval --out runs/sft_arith
+    python benchmarks/train_otb_tokens.py --sft-from runs/sft_arith/adapter --steps 4 --batch 6 --big-n 8 \\
+        --heldout 24 --eval-every 2 --lr 1e-4
 
 Writes the JSON (and keeps each arm's run folder under ``--work``).
 """

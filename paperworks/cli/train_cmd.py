@@ -150,4 +150,12 @@ def _check(settings: Any) -> None:
     spec.parse_config({**(target.spec.config or {}), **settings.config})
     validate_generation(settings.gen, "--gen")
     check_model(settings.model)
-    ProblemSource(settings.suite, settings.eval_suite)
+    source = ProblemSource(settings.suite, settings.eval_suite)
+    shaped = load_suite(source.like)
+    if shaped.spec.workflow != spec.name:
+        raise UserError(f"--suite {settings.suite} makes problems for workflow '{shaped.spec.workflow}' (like suite "
+                        f"'{shaped.spec.name}'), not '{spec.name}'")
+    if settings.sft_from == "oracle" and (spec.name != "agent" or not hasattr(source.module, "oracle_calls")
+                                          or source.name != "arith"):
+        raise UserError(f"--sft-from oracle: no scripted oracle trajectories for workflow '{spec.name}' with "
+                        f"--suite {settings.suite} (only agent with gen:arith); pass an adapter folder instead")

@@ -35,6 +35,8 @@ def _cli(*args: str, timeout: float = 600, **kw: Any) -> subprocess.CompletedPro
     (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "--group-size", "1"], "group_size"),
     (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "--gen", "temperature=hot"], "temperature"),
     (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "-c", "max_stepz=3"], "max_stepz"),
+    (["ogmar", "--suite", "gen:ogmar", "--eval-suite", "values_synth", "--sft-from", "oracle"], "no scripted oracle"),
+    (["agent", "--suite", "gen:ogmar", "--eval-suite", "arith"], "makes problems for workflow 'ogmar'"),
 ])
 def test_refusals_are_one_line_and_create_nothing(tmp_path: Path, args: list[str], expected: str) -> None:
     out = tmp_path / "run"

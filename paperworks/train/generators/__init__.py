@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from paperworks.train.generators import arith
+from paperworks.train.generators import arith, ogmar
 
-GENERATORS: dict[str, ModuleType] = {"arith": arith}
+GENERATORS: dict[str, ModuleType] = {"arith": arith, "ogmar": ogmar}

@@ -15,7 +15,6 @@ and ``heldout/`` and ``eval/`` (eval run directories), ``log.jsonl`` (one line p
 from __future__ import annotations
 
 import json
-import resource
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -26,16 +25,12 @@ from paperworks.core.errors import UserError
 from paperworks.core.runs import git_sha, now_iso, versions
 from paperworks.train import checkpoint
 from paperworks.train.evaluate import EvalOutcome, evaluate
+from paperworks.train.memory import PhaseMemory
 from paperworks.train.problems import ProblemSource
 from paperworks.train.rollouts import RolloutRecord, run_rollouts
 from paperworks.train.settings import TrainSettings
 
 Progress = Callable[[dict[str, Any]], None]
-
-
-def peak_rss_mb() -> float:
-    """The process's peak resident memory so far, in MB."""
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 class Trainer:
@@ -54,6 +49,7 @@ class Trainer:
                                                                "swap": 0.0, "sft": 0.0, "eval": 0.0},
                                       "history": [], "heldout": [], "base_eval": None, "swap_s": []}
         self.policy: Any = None
+        self.mem = PhaseMemory()
 
     # ------------------------------------------------------------------ set-up
 
@@ -69,6 +65,7 @@ class Trainer:
         if kept is not None:
             self.policy.load_adapter(kept / "adapter")
             self.state.update(self.policy.load_state(kept))
+            self.mem = PhaseMemory(self.state.get("phase_peak_rss_mb"))
         elif self.s.sft_from and self.s.sft_from != "oracle":
             self.policy.load_adapter(Path(self.s.sft_from))
             self.state["sft_done"] = True
@@ -79,9 +76,10 @@ class Trainer:
         from paperworks.models.local.smollm import adapter_stamp
 
         started = time.monotonic()
-        self.policy.save_adapter(self.adapter_dir)
-        # the engine of "<model>@<adapter dir>" converts the changed adapter and swaps it in between its steps
-        engine: Any = get_engine(self.serving.removeprefix("local/"))
+        with self.mem.phase("swap"):
+            self.policy.save_adapter(self.adapter_dir)
+            # the engine of "<model>@<adapter dir>" converts the changed adapter and swaps it in between its steps
+            engine: Any = get_engine(self.serving.removeprefix("local/"))
         if getattr(engine, "adapter_stamp", None) != adapter_stamp(self.adapter_dir):
             raise UserError(f"the llama.cpp engine did not take the updated adapter in {self.adapter_dir}")
         took = time.monotonic() - started
@@ -89,6 +87,8 @@ class Trainer:
         return took
 
     def _checkpoint(self) -> None:
+        self.state["phase_peak_rss_mb"] = dict(self.mem.peaks)
+
         def fill(folder: Path) -> None:
             self.policy.save_adapter(folder / "adapter")
             self.policy.save_state(folder, self.state)
@@ -99,10 +99,17 @@ class Trainer:
 
     def _eval(self, suite: str, where: str, model: str) -> EvalOutcome:
         started = time.monotonic()
-        outcome = evaluate(suite, self.out / where, model, config=self.s.config, seed=self.s.seed,
-                           concurrency=self.s.concurrency)
+        with self.mem.phase(where.split("/")[0] if where.startswith("heldout") else where.replace("/", "_")):
+            outcome = evaluate(suite, self.out / where, model, config=self.s.config, seed=self.s.seed,
+                               concurrency=self.s.concurrency)
         self.state["phases"]["eval"] += time.monotonic() - started
         return outcome
+
+    def _release_base_engine(self) -> None:
+        """The base model's engine served only the base eval: free it (about 0.7 GB for SmolLM2-135M)."""
+        from paperworks.models.local.engines import close_engine
+
+        close_engine(self.base)
 
     def _heldout(self, step: int) -> None:
         if not self.s.heldout:
@@ -116,6 +123,10 @@ class Trainer:
         self.progress({"event": "heldout", "step": step, "accuracy": outcome.accuracy})
 
     def _sft(self) -> None:
+        with self.mem.phase("sft"):
+            self._sft_run()
+
+    def _sft_run(self) -> None:
         from paperworks.models.local.engines import get_engine
         from paperworks.train.sft import oracle_examples
 
@@ -155,9 +166,10 @@ class Trainer:
         self.source.check_disjoint([rows])
         folder = self.out / "rollouts" / f"step-{step:06d}"
         self.source.write(rows, folder / "suite")
-        got = run_rollouts(folder / "suite", folder, model=self.serving, epochs=self.s.group_size,
-                           seed=self.s.seed * 7919 + step * 1000, temperature=self.s.temperature,
-                           concurrency=self.s.concurrency, config=self.s.config, gen=self.s.gen)
+        with self.mem.phase("rollout"):
+            got = run_rollouts(folder / "suite", folder, model=self.serving, epochs=self.s.group_size,
+                               seed=self.s.seed * 7919 + step * 1000, temperature=self.s.temperature,
+                               concurrency=self.s.concurrency, config=self.s.config, gen=self.s.gen)
         groups = {sid: i for i, sid in enumerate(dict.fromkeys(r.sample_id for r in got.records))}
         trajs = [Trajectory(group=groups[r.sample_id], reward=self._reward(r),
                             calls=[Call(c.prompt_ids, c.completion_ids, c.logprobs, c.proxies) for c in r.calls])
@@ -165,7 +177,8 @@ class Trainer:
         started = time.monotonic()
         upd = UpdateSettings(estimator=self.s.estimator, lr=self.s.lr, is_cap=self.s.is_cap,
                              max_grad_norm=self.s.max_grad_norm, temperature=self.s.temperature)
-        stats = self.policy.rl_step(trajs, upd)
+        with self.mem.phase("update"):
+            stats = self.policy.rl_step(trajs, upd)
         update_s = time.monotonic() - started
         with open(folder / "trained.jsonl", "w", encoding="utf-8") as fh:  # what the update used, for audits
             for prompt, completion in self.policy.last_items:
@@ -218,6 +231,7 @@ class Trainer:
         if self.s.final_eval and self.state.get("base_eval") is None:
             base = self._eval(self.s.eval_suite, "eval/base", self.s.model)
             self.state["base_eval"] = asdict(base)
+            self._release_base_engine()
             self._checkpoint()
         if not self.state["sft_done"]:
             self._sft()
@@ -276,7 +290,7 @@ class Trainer:
             "phase_seconds": phases, "phase_share": {k: round(v / total, 3) for k, v in phases.items()},
             "swap_s_median": sorted(self.state["swap_s"])[len(self.state["swap_s"]) // 2]
             if self.state["swap_s"] else None,
-            "peak_rss_mb": peak_rss_mb(), "history": self.state["history"],
+            "peak_rss_mb": self.mem.peak(), "phase_peak_rss_mb": dict(self.mem.peaks), "history": self.state["history"],
             "scalars": self.tracker.scalars(), "versions": versions(), "git_sha": git_sha(),
         }
         tmp = self.out / "results.json.tmp"

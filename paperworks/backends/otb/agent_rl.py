@@ -134,6 +134,8 @@ class AgentPolicy:
         """The (prompt ids, completion ids) the last :meth:`rl_step` trained on."""
         self.lora = lora
         self.params = apply_lora(model, rank=lora.rank, alpha=lora.alpha, targets=lora.targets)
+        if bf16:
+            _store_frozen_linears_bf16(model)
         self.optimizer = torch.optim.AdamW(self.params, lr=lr, weight_decay=0.0)
         self.model.train()
 
@@ -346,6 +348,23 @@ class AgentPolicy:
         np.random.set_state(state["numpy_rng"])
         loaded: dict[str, Any] = json.loads((Path(folder) / "state.json").read_text())
         return loaded
+
+
+def _store_frozen_linears_bf16(model: nn.Module) -> None:
+    """Keep the frozen weights of the decoder's linear layers in bf16 (the LoRA factors, embeddings, norms and
+    LM head stay fp32). Under bf16 autocast each of those weights is cast to bf16 at every call anyway, and
+    the cast copy is saved for the backward pass; stored in bf16 they need no copy, which halves their memory
+    and saves about 1 GB of activations per micro-batch on SmolLM2-135M, with the same values in every matmul
+    (the residual stream stays fp32, as under autocast)."""
+    body: Any = getattr(model, "model", None)
+    layers = getattr(body, "layers", None)
+    if layers is None:
+        return
+    for module in layers.modules():
+        if isinstance(module, nn.Linear) and not module.weight.requires_grad and module.weight.dtype == torch.float32:
+            module.weight.data = module.weight.data.to(torch.bfloat16)
+            if module.bias is not None and not module.bias.requires_grad:
+                module.bias.data = module.bias.data.to(torch.bfloat16)
 
 
 def _shared_prefix(seqs: Sequence[Sequence[int]], cap: int) -> int:

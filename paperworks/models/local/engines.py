@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from paperworks.models.local.generation import LocalModel
     from paperworks.models.local.llama_model import LlamaLocalModel
 
-__all__ = ["Engine", "close_engines", "get_engine"]
+__all__ = ["Engine", "close_engine", "close_engines", "get_engine"]
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +121,19 @@ def _refresh(engine: LlamaLocalModel, spec: LocalModelSpec, adapter: Path) -> No
             return
         engine.adapter_stamp = stamp
         log.info("%s: swapped in the updated adapter in %.3f s", adapter, took)
+
+
+def close_engine(name: str) -> bool:
+    """Stop and free the llama.cpp engine of local model ``name`` (``<base>`` or ``<base>@<adapter dir>``) if it
+    is loaded; returns whether one was. A later :func:`get_engine` of that name loads it afresh."""
+    base, adapter = split_adapter(name)
+    key = base if adapter is None else f"{base}@{adapter}"
+    with _LOCK:
+        engine = _ENGINES.pop(key, None)
+    if engine is None:
+        return False
+    engine.close()
+    return True
 
 
 def close_engines() -> None:

@@ -156,3 +156,35 @@ def test_adapter_and_state_round_trip(tmp_path) -> None:
     assert other.sequence_logprobs(items)[0] != pytest.approx(want[0], abs=1e-3)
     other.load_adapter(tmp_path / "adapter")
     assert other.sequence_logprobs(items)[0] == pytest.approx(want[0], abs=1e-6)
+
+
+def test_bf16_stored_frozen_weights_give_the_autocast_values_and_gradients(monkeypatch) -> None:
+    """Under bf16 autocast every frozen linear weight is cast to bf16 at each call; storing it in bf16 once
+    (to save that copy's memory) must give exactly the same log-probabilities and LoRA gradients, while the
+    trained factors, the embeddings and the norms stay fp32."""
+    import paperworks.backends.otb.agent_rl as agent_rl
+
+    stored = _policy(bf16=True)
+    monkeypatch.setattr(agent_rl, "_store_frozen_linears_bf16", lambda model: None)
+    cast = _policy(bf16=True)
+    for a, b in zip(stored.params, cast.params, strict=True):
+        assert a.dtype == torch.float32
+        with torch.no_grad():
+            b.copy_(a)
+    layer = stored.model.model.layers[0]
+    assert layer.mlp.down_proj.base_layer.weight.dtype == torch.bfloat16
+    assert cast.model.model.layers[0].mlp.down_proj.base_layer.weight.dtype == torch.float32
+    assert stored.model.model.embed_tokens.weight.dtype == torch.float32
+    assert layer.input_layernorm.weight.dtype == torch.float32
+    items = [([1, 2, 3, 4, 5, 6], [7, 8, 9]), ([1, 2, 3, 4, 5, 10], [11, 12])]
+
+    def run(policy: AgentPolicy) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        policy.model.zero_grad()
+        lps = policy._token_logprobs(items)
+        sum(lp.sum() for lp in lps).backward()
+        return [lp.detach() for lp in lps], [p.grad.clone() for p in policy.params]
+
+    a, ga = run(stored)
+    b, gb = run(cast)
+    for x, y in zip(a + ga, b + gb, strict=True):
+        assert torch.equal(x, y)

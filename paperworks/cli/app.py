@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -38,18 +40,25 @@ def _root(
     """paperworks: run ICML 2026 systems as workflows, call their backends, evaluate them."""
 
 
+FormatOpt = Annotated[str | None, typer.Option("--format", help="table, tsv or json (default: a table on a "
+                                              "terminal, tab-separated text with a header line in a pipe; json: an "
+                                              "array of rows, or for `list` of everything an object by kind).")]
+
+
 @app.command("list")
 def list_cmd(
     what: Annotated[str, typer.Argument(help="workflows, models, suites, backends or all")] = "all",
+    format: FormatOpt = None,
 ) -> None:
     """List workflows, models, benchmark suites and compute backends."""
     from paperworks.cli import listing
+    from paperworks.cli.tables import check_format, show
 
     kinds = ["workflows", "models", "suites", "backends"]
     if what not in [*kinds, "all"]:
         raise typer.BadParameter(f"'{what}' is not one of {', '.join(kinds)}, all", param_hint="WHAT")
-    for kind in kinds if what == "all" else [what]:
-        console.print(getattr(listing, kind)())
+    fmt = check_format(format)
+    show(console, [getattr(listing, kind)() for kind in (kinds if what == "all" else [what])], fmt)
 
 
 def _limits(time_limit: float | None, token_limit: int | None, cost_limit: float | None,
@@ -96,8 +105,39 @@ def run(
     edit: Annotated[str | None, typer.Option("--edit", help="Finished run to redo with new parameter values "
                                              "(--set), without a model call.")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="Parameter name=value for --edit.")] = None,
+    log_dir: Annotated[str | None, typer.Option(help="Where the run directory goes, and where --resume ID "
+                                                "looks (default ./runs, or $PAPERWORKS_RUNS_DIR).")] = None,
 ) -> None:
     """Run one workflow graph on one input; the run is recorded and can be resumed."""
+    with _runs_dir(log_dir):
+        _run(workflow, input, model, resume, config, gen, seed, time_limit, working_limit, token_limit, cost_limit,
+             max_retries, timeout, recursion_limit, cache, stream, quiet, edit, set_)
+
+
+@contextmanager
+def _runs_dir(log_dir: str | None) -> Iterator[None]:
+    """``--log-dir``: the same meaning as ``$PAPERWORKS_RUNS_DIR``, for this command only."""
+    if log_dir is None:
+        yield
+        return
+    if not log_dir.strip():
+        raise UserError("--log-dir: empty path")
+    before = os.environ.get("PAPERWORKS_RUNS_DIR")
+    os.environ["PAPERWORKS_RUNS_DIR"] = log_dir
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PAPERWORKS_RUNS_DIR", None)
+        else:
+            os.environ["PAPERWORKS_RUNS_DIR"] = before
+
+
+def _run(workflow: str | None, input: str | None, model: str | None, resume: str | None, config: list[str] | None,
+         gen: list[str] | None, seed: int, time_limit: float | None, working_limit: float | None,
+         token_limit: int | None, cost_limit: float | None, max_retries: int | None, timeout: float | None,
+         recursion_limit: int, cache: bool, stream: bool, quiet: bool, edit: str | None,
+         set_: list[str] | None) -> None:
     from paperworks.cli.display import LiveView, print_outcome
     from paperworks.cli.inputs import parse_settings, read_input
     from paperworks.core.lock import RunLock
@@ -135,9 +175,7 @@ def run(
         )
         lock = RunLock(run_dir.path).acquire()
         update = spec.make_state(spec.parse_input(raw))
-    if not quiet:
-        console.print(f"[dim]run dir: {run_dir.path}[/dim]")
-    try:
+    try:  # the run dir is printed once, with the outcome (the live view names the run id as it starts)
         listeners: list[Any] = [] if quiet else [view]
         outcome = runner.run_sync(runner.execute(run_dir, update, listeners=listeners, stream=stream and not quiet,
                                                  model=model if resume else None))
@@ -167,7 +205,6 @@ def _edit_run(workflow: str | None, ref: str, overrides: dict[str, Any]) -> None
         raise UserError("--edit needs at least one --set name=value")
     new = RunDir.create(f"{spec.name}-edit", {"kind": "edit", "workflow": spec.name, "source_run": str(source.path),
                                               "set": overrides})
-    console.print(f"[dim]run dir: {new.path}[/dim]")
     output = spec.edit(source.path, overrides, new.path)
     status = "succeeded" if output.get("ok") else "failed"
     error = None if status == "succeeded" else "; ".join(output.get("failures", [])[:3]) or output.get("error")
@@ -198,16 +235,20 @@ def chat(
 
 
 @app.command()
-def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20) -> None:
-    """Recent runs and their status (a killed run shows as interrupted); evals with suite and score."""
-    from paperworks.cli.listing import runs_table
+def runs(limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20, format: FormatOpt = None) -> None:
+    """Recent runs and their status (a killed run shows as interrupted); evals with suite, score and tags."""
+    from paperworks.cli.listing import runs_listing
+    from paperworks.cli.tables import check_format, show, table_format
     from paperworks.core.runs import list_runs
 
+    if limit < 1:
+        raise UserError(f"--limit must be at least 1, got {limit}")
+    fmt = check_format(format)
     records = list_runs(limit=limit)
-    if not records:
+    if not records and table_format(console, fmt) == "table":
         console.print("no runs yet (they are created under ./runs, or $PAPERWORKS_RUNS_DIR)")
         return
-    console.print(runs_table(records))
+    show(console, [runs_listing(records)], fmt)
 
 
 def _register_eval_commands() -> None:

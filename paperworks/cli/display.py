@@ -91,7 +91,7 @@ def print_outcome(console: Console, err_console: Console, record: dict[str, Any]
         elif output is not None:
             console.print(json.dumps(output, ensure_ascii=False), markup=False, highlight=False)
         if record.get("error"):
-            err_console.print(f"error: {record['error']}", markup=False, highlight=False)
+            err_console.print(f"error: {_without_error_prefix(str(record['error']))}", markup=False, highlight=False)
         return
     if isinstance(output, dict) and "answer" in output:
         console.print(f"[bold]answer:[/bold] {output['answer']}")
@@ -103,5 +103,11 @@ def print_outcome(console: Console, err_console: Console, record: dict[str, Any]
                   f"${usage.get('cost', 0):.4f} · {record.get('elapsed_s', 0):.1f}s"
                   + (f" ({record['waiting_s']:.1f}s waiting for the model)" if record.get("waiting_s") else ""))
     if record.get("error"):
-        err_console.print(f"error: {record['error']}")
-    console.print(f"run dir: {path}")
+        err_console.print(f"error: {_without_error_prefix(str(record['error']))}", markup=False, highlight=False)
+    console.print(f"run dir: {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _without_error_prefix(text: str) -> str:
+    from paperworks.eval.transcript import without_error_prefix
+
+    return without_error_prefix(text)

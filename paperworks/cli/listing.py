@@ -1,66 +1,83 @@
-"""Tables for ``paperworks list``."""
+"""What ``paperworks list`` and ``paperworks runs`` show, as ``Listing``s (drawn by ``paperworks.cli.tables``)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
+from paperworks.cli.tables import Column, Listing
 from paperworks.models import KNOWN_MODELS
 
+DESCRIPTION_CHARS = 200
+"""A description keeps whole sentences up to about this many characters (at least its first sentence)."""
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])")
 
-def workflows() -> Table:
+
+def sentences(text: str, limit: int = DESCRIPTION_CHARS) -> str:
+    """``text`` on one line, cut after the last whole sentence that fits in ``limit`` characters; never
+    inside a sentence (a first sentence longer than ``limit`` is kept whole)."""
+    flat = " ".join(str(text).split())
+    out = ""
+    for sentence in _SENTENCE_END.split(flat):
+        if out and len(out) + 1 + len(sentence) > limit:
+            break
+        out = f"{out} {sentence}" if out else sentence
+    return out
+
+
+def docstring_summary(source: str) -> str:
+    """A module's description: the first paragraph of its docstring, in whole sentences."""
+    text = source.lstrip()
+    for quote in ('"""', "'''"):
+        if text.startswith(quote):
+            text = text[3:].split(quote, 1)[0]
+            break
+    else:
+        return ""
+    paragraph = text.strip().split("\n\n", 1)[0].replace("``", "")
+    return sentences(paragraph)
+
+
+def workflows() -> Listing:
     """Registered workflows."""
     from paperworks.workflows.registry import list_workflows
 
-    table = Table("workflow", "description", title="workflows", title_justify="left")
-    for spec in list_workflows():
-        table.add_row(spec.name, spec.description)
-    return table
+    return Listing("workflows", [Column("workflow"), Column("description", "text")],
+                   [[spec.name, sentences(spec.description)] for spec in list_workflows()])
 
 
-def models() -> Table:
+def models() -> Listing:
     """Model strings paperworks knows about (any litellm string works)."""
-    table = Table("model", "what", title="models", title_justify="left")
-    for name, what in KNOWN_MODELS:
-        table.add_row(name, what)
-    return table
+    return Listing("models", [Column("model"), Column("what", "text")],
+                   [[name, sentences(what)] for name, what in KNOWN_MODELS])
 
 
-def suites() -> Table:
+def suites() -> Listing:
     """Benchmark suites under ``evals/`` with their sample counts; a malformed one shows its error."""
-    from rich.text import Text
-
     from paperworks.eval.suite import list_suites
 
-    table = Table("suite", "version", "samples", "workflow", "scorers", "description", title="suites",
-                  title_justify="left")
-    found = list_suites()
-    for name, suite in found:
+    rows: list[list[Any]] = []
+    for name, suite in list_suites():
         if isinstance(suite, str):
-            table.add_row(name, "", "", "", "", Text(f"error: {suite}", style="red"))
+            rows.append([name, None, None, None, None, f"error: {suite}"])
             continue
         spec = suite.spec
-        table.add_row(name, spec.version, str(len(suite.samples)), spec.workflow,
-                      ", ".join(s.name for s in spec.scorers), Text(spec.description))
-    if not found:
-        table.add_row("(none yet)", "", "", "", "", "add one under evals/<suite>/suite.yaml")
-    return table
+        rows.append([name, spec.version, len(suite.samples), spec.workflow, ", ".join(s.name for s in spec.scorers),
+                     sentences(spec.description)])
+    return Listing("suites", [Column("suite"), Column("version", optional=2), Column("samples", justify="right"),
+                              Column("workflow"), Column("scorers", optional=1), Column("description", "text")], rows,
+                   empty="none yet: add one under evals/<suite>/suite.yaml")
 
 
-def backends() -> Table:
+def backends() -> Listing:
     """Compute backends (one folder per paper under paperworks/backends/)."""
-    table = Table("backend", "description", title="backends", title_justify="left")
     root = Path(__file__).resolve().parents[1] / "backends"
     found = sorted(p for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
                    and not p.name.startswith("_"))
-    for folder in found:
-        doc = (folder / "__init__.py").read_text(encoding="utf-8").strip().strip('"').splitlines()
-        table.add_row(folder.name, doc[0].strip('"') if doc else "")
-    if not found:
-        table.add_row("(none yet)", "backends arrive with their issues (OTB, SpecMD, ...)")
-    return table
+    rows = [[folder.name, docstring_summary((folder / "__init__.py").read_text(encoding="utf-8"))] for folder in found]
+    return Listing("backends", [Column("backend"), Column("description", "text")], rows,
+                   empty="none yet: backends arrive with their issues")
 
 
 def _results(record: dict[str, Any]) -> dict[str, Any]:
@@ -73,16 +90,16 @@ def _results(record: dict[str, Any]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _score(record: dict[str, Any]) -> str:
+def _score(record: dict[str, Any], results: dict[str, Any]) -> str:
     """An eval's headline figure: its first accuracy (or first metric) ± stderr, from results.json;
     for an unfinished eval, how many samples are done."""
+    from paperworks.eval.figures import format_metric
+
     folder = Path(record.get("dir", ""))
-    metrics = _results(record).get("metrics") or {}
+    metrics = results.get("metrics") or {}
     name = next((k for k in metrics if k.endswith("/accuracy")), next(iter(metrics), None))
     if name is not None:
-        metric = metrics[name]
-        err = f" ± {metric['stderr']:.3f}" if metric.get("stderr") is not None else ""
-        return f"{name.removesuffix('/accuracy')} {metric.get('value', 0):.3f}{err}"
+        return f"{name.removesuffix('/accuracy')} {format_metric(name, metrics[name])}"
     samples = folder / "samples.jsonl"
     done = sum(1 for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()) \
         if samples.is_file() else 0
@@ -90,22 +107,25 @@ def _score(record: dict[str, Any]) -> str:
     return f"{done}/{total} samples done"
 
 
-def runs_table(records: list[dict[str, Any]]) -> Table:
-    """``paperworks runs``: status as shown (a killed run is ``interrupted``), an eval's suite and score."""
-    from rich.markup import escape
-
+def runs_listing(records: list[dict[str, Any]]) -> Listing:
+    """``paperworks runs``: status as shown (a killed run is ``interrupted``), an eval's suite, score and tags."""
     from paperworks.cli.display import status_style
 
-    table = Table("id", "kind", "task", "model", "status", "score", "tokens", "seconds", "created")
-    for column in (table.columns[0], table.columns[1], table.columns[4], table.columns[8]):
-        column.no_wrap = True
+    rows: list[list[Any]] = []
     for r in records:
-        status = str(r.get("shown_status") or r.get("status", "?"))
         eval_run = r.get("kind") == "eval"
+        results = _results(r) if eval_run else {}
         what = f"{r.get('suite', '')} ({r.get('workflow', '')})" if eval_run else str(r.get("workflow", ""))
-        table.add_row(str(r.get("id", "?")), str(r.get("kind", "")), escape(what), escape(str(r.get("model", ""))),
-                      f"[{status_style(status)}]{status}[/]", _score(r) if eval_run else "",
-                      str((r.get("usage") or (_results(r).get("usage") if eval_run else None) or {})
-                          .get("total_tokens", "")), f"{float(r.get('elapsed_s') or 0):.1f}",
-                      str(r.get("created_at", ""))[5:16].replace("T", " "))
-    return table
+        tokens = (r.get("usage") or results.get("usage") or {}).get("total_tokens")
+        tags = r.get("tags")
+        rows.append([str(r.get("id", "?")), str(r.get("kind", "")), what, str(r.get("model", "") or ""),
+                     str(r.get("shown_status") or r.get("status", "?")), _score(r, results) if eval_run else "",
+                     ",".join(map(str, tags)) if isinstance(tags, list) else "", tokens,
+                     round(float(r.get("elapsed_s") or 0), 1), str(r.get("created_at", ""))[5:16].replace("T", " "),
+                     str(r.get("dir", ""))])
+    return Listing("runs", [
+        Column("id"), Column("kind", optional=4), Column("task"), Column("model"),
+        Column("status", style=status_style), Column("score", "text"),
+        Column("tags", optional=1, in_table=any(isinstance(r.get("tags"), list) and r["tags"] for r in records)),
+        Column("tokens", optional=3, justify="right"), Column("seconds", optional=3, justify="right"),
+        Column("created", optional=2), Column("dir", in_table=False)], rows)

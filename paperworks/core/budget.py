@@ -63,6 +63,8 @@ class Limits:
     """Prompt + completion tokens over all model calls of the run."""
     cost: float | None = None
     """US dollars over all model calls of the run (litellm's price map; local models cost 0)."""
+    messages: int | None = None
+    """Model messages (replies, cached ones included): the call after the last one allowed is refused."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,10 +74,12 @@ class Limits:
         from paperworks.core.errors import UserError
 
         names = {"time_s": "--time-limit", "working_time_s": "--working-limit", "tokens": "--token-limit",
-                 "cost": "--cost-limit", **(flags or {})}
+                 "cost": "--cost-limit", "messages": "--message-limit", **(flags or {})}
         for key, value in asdict(self).items():
             if value is None:
                 continue
+            if key == "messages" and (isinstance(value, bool) or not isinstance(value, int)):
+                raise UserError(f"{names[key]} must be a whole number of messages, got {value!r}")
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise UserError(f"{names[key]} must be greater than 0, got {value!r}")
         return self
@@ -93,6 +97,8 @@ class Budget:
         self._waited = waiting_s
         self._waits = 0
         self._wait_since = 0.0
+        self.messages = 0
+        """Model calls begun under this budget (``check_call``), cached replies included."""
 
     @property
     def elapsed_s(self) -> float:
@@ -170,6 +176,16 @@ class Budget:
         exc = self.exceeded()
         if exc is not None:
             raise exc
+
+    def check_call(self) -> None:
+        """Before a model call: ``check``, then the message limit, which refuses the call past it (as
+        Inspect's does: the call is not made), then count the call."""
+        self.check()
+        limit = self.limits.messages
+        if limit is not None and self.messages >= limit:
+            raise LimitExceeded("messages", f"message limit of {limit} reached ({self.messages} model messages; "
+                                "the next call was not made)")
+        self.messages += 1
 
 
 current_budget: ContextVar[Budget | None] = ContextVar("paperworks_budget", default=None)

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from paperworks.eval.figures import format_metric
+
 _GROUPED = re.compile(r"^(?P<metric>[^\[\]]+)\[(?P<field>[^\[\]=]+)=(?P<label>.*)\]$", re.DOTALL)
 
 
@@ -85,11 +87,6 @@ def split_metrics(metrics: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[st
                    for field, by_label in grouped.items()}
 
 
-def _cell(m: dict[str, Any] | None) -> str:
-    if m is None:
-        return "–"
-    value, stderr = float(m.get("value") or 0.0), m.get("stderr")
-    return f"{value:.3f}" + ("" if stderr is None else f" ± {float(stderr):.3f}")
 
 
 def group_tables(metrics: dict[str, dict[str, Any]]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -101,7 +98,7 @@ def group_tables(metrics: dict[str, dict[str, Any]]) -> list[tuple[str, list[str
         rows = []
         for label, group in by_label.items():
             n = max((int(m.get("n") or 0) for m in group.values()), default=0)
-            rows.append([label, str(n), *(_cell(group.get(name)) for name in names)])
+            rows.append([label, str(n), *(format_metric(name, group.get(name)) for name in names)])
         out.append((field, [field, "n", *names], rows))
     return out
 

@@ -8,6 +8,7 @@ others from their last checkpoint, so a killed evaluation ends with the same rec
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -20,6 +21,7 @@ from paperworks.core.lock import RunLock
 from paperworks.core.runs import RunDir, now_iso
 from paperworks.core.seeding import seed_everything
 from paperworks.eval.metrics import compute_results
+from paperworks.eval.options import DISPLAYS, LOG_LEVELS, check_choice, check_limit, parse_tags
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.sample_runner import EvalSetup, run_bounded, run_sample
 from paperworks.eval.samples_log import SamplesLog
@@ -29,6 +31,7 @@ JUDGED = {"judge"}
 """Scorers that need ``--judge-model``."""
 MAX_PAIRS = 1_000_000
 """Most (sample, epoch) pairs one eval may hold."""
+logger = logging.getLogger("paperworks.eval")
 
 
 @dataclass
@@ -38,7 +41,8 @@ class EvalArgs:
     suite: str
     model: str
     judge_model: str | None = None
-    limit: int | None = None
+    limit: int | list[int] | None = None
+    """The first N samples, or ``[A, B]``: the A-th to the B-th (from 1, inclusive; ``--limit A-B``)."""
     sample_ids: list[str] = field(default_factory=list)
     epochs: int | None = None
     seed: int = 0
@@ -63,16 +67,30 @@ class EvalArgs:
     """Workflow settings over the suite's own ``config`` (``-c key=value``)."""
     generation: dict[str, Any] = field(default_factory=dict)
     """Generation settings over the suite's own ``generation`` (``--gen key=value``)."""
+    message_limit: int | None = None
+    """Model messages per sample (``--message-limit``): the call past it is refused and the sample ends."""
+    tags: list[str] = field(default_factory=list)
+    """``--tags``: labels recorded in run.json and shown by ``paperworks runs`` and ``view``."""
+    metadata: dict[str, str] = field(default_factory=dict)
+    """``--metadata key=value``: recorded in run.json and shown by ``view``."""
+    display: str = "full"
+    """``--display``: full, conversation, rich, plain or none (kept by ``--resume``)."""
+    log_level: str = "warning"
+    """``--log-level``: debug, info, warning or error (kept by ``--resume``)."""
 
 
 def check_args(args: EvalArgs) -> None:
     """The options alone, before anything is loaded: one-line ``UserError``s naming the flag."""
     if args.epochs is not None and (isinstance(args.epochs, bool) or args.epochs < 1):
         raise UserError(f"--epochs must be at least 1, got {args.epochs}")
-    if args.limit is not None and args.limit < 1:
-        raise UserError(f"--limit must be at least 1, got {args.limit}")
-    if args.concurrency < 1:
-        raise UserError(f"--concurrency must be at least 1, got {args.concurrency}")
+    args.limit = check_limit(args.limit)
+    if isinstance(args.concurrency, bool) or not isinstance(args.concurrency, int) or args.concurrency < 1:
+        raise UserError(f"--max-samples (--concurrency) must be at least 1, got {args.concurrency}")
+    args.tags = parse_tags(args.tags)
+    if not isinstance(args.metadata, dict) or not all(isinstance(v, str) for v in args.metadata.values()):
+        raise UserError(f"--metadata must be key=value pairs, got {args.metadata!r}")
+    args.display = check_choice(args.display, DISPLAYS, "--display") or "full"
+    args.log_level = check_choice(args.log_level, LOG_LEVELS, "--log-level") or "warning"
     if args.executor not in ("local", "ray"):
         raise UserError(f"--executor must be 'local' or 'ray', got '{args.executor}'")
     if args.max_retries is not None and args.max_retries < 0:
@@ -84,7 +102,7 @@ def check_args(args: EvalArgs) -> None:
     if args.fail_on_error is not None and not 0 <= args.fail_on_error <= 1:
         raise UserError(f"--fail-on-error must be a fraction between 0 and 1, got {args.fail_on_error}")
     Limits(time_s=args.time_limit, working_time_s=args.working_limit, tokens=args.token_limit,
-           cost=args.cost_limit).validate()
+           cost=args.cost_limit, messages=args.message_limit).validate()
 
 
 def create_eval(args: EvalArgs) -> RunDir:
@@ -118,7 +136,8 @@ def create_eval(args: EvalArgs) -> RunDir:
         return flag if flag is not None else getattr(defaults, name, None)
 
     limits = Limits(time_s=pick(args.time_limit, "time_s"), working_time_s=pick(args.working_limit, "working_time_s"),
-                    tokens=pick(args.token_limit, "tokens"), cost=pick(args.cost_limit, "cost")).validate()
+                    tokens=pick(args.token_limit, "tokens"), cost=pick(args.cost_limit, "cost"),
+                    messages=pick(args.message_limit, "messages")).validate()
     epochs = args.epochs if args.epochs is not None else suite.spec.epochs
     if len(samples) * epochs > MAX_PAIRS:  # the (sample, epoch) list is built in memory: refuse, don't hang
         raise UserError(f"--epochs {epochs} × {len(samples)} samples is {len(samples) * epochs:,} sample runs; "
@@ -135,7 +154,7 @@ def create_eval(args: EvalArgs) -> RunDir:
         "local_weights": local_weights(args.model, args.judge_model),
         "limits": limits.to_dict(), "sample_ids": [s.id for s in samples],
         "limited": bool(args.limit is not None or args.sample_ids), "args": asdict(args),
-        "skipped_scorers": skipped,
+        "skipped_scorers": skipped, "tags": list(args.tags), "metadata": dict(args.metadata),
     }, root=root)
 
 
@@ -213,12 +232,14 @@ async def _run_eval(run: RunDir, on_progress: ProgressFn | None) -> Results:
     if on_progress:
         on_progress(progress, None)
     run.update_record(status="running", resumed_at=now_iso() if done else None)
+    logger.info("eval %s: %d sample runs to do, %d done before", run.id, len(todo), len(done))
     elapsed_before = float(record.get("elapsed_s", 0.0))
     start = time.monotonic()
 
     def finished(rec: SampleRecord) -> None:
         log.append(rec)
         progress.add(rec)
+        logger.info("sample %s: %s%s (%.1fs)", rec.key, rec.status, f" ({rec.error})" if rec.error else "", rec.time_s)
         if on_progress:
             on_progress(progress, rec)
 

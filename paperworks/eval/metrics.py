@@ -11,6 +11,7 @@ import math
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from paperworks.eval.figures import format_metric
 from paperworks.eval.groups import group_key, group_tables, label_order, labels_of, split_metrics
 from paperworks.eval.records import Metric, Results, SampleRecord
 
@@ -204,12 +205,13 @@ def total_usage(records: list[SampleRecord]) -> dict[str, Any]:
     return total
 
 
-def _fmt(name: str, value: float) -> str:
-    if name.startswith("cost/"):
-        return f"${value:.4f}"
-    if name.startswith(("tokens/", "time_s/", "working_s/", "waiting_s/")):
-        return f"{value:,.1f}"
-    return f"{value:.3f}"
+def metric_rows(metrics: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """The overall metrics as ``[name, "value ± stderr", n]`` rows, in ``results.json``'s order."""
+    return [[name, format_metric(name, m), str(m.get("n", ""))] for name, m in split_metrics(metrics)[0].items()]
+
+
+METRIC_HEADER = ["metric", "value ± stderr", "n"]
+"""The header of every metrics table."""
 
 
 def errors_line(results: Results) -> str:
@@ -224,24 +226,20 @@ def format_table(results: Results) -> Table | Group:
     """A rich table of the metrics (metric, value, ± stderr, n), captioned with the errors line; with
     grouped metrics, followed by one table per grouped field (``group_tables``)."""
     from rich.console import Group
+    from rich.markup import escape
     from rich.table import Table
 
     epochs = f" × {results.epochs} epochs" if results.epochs > 1 else ""
     table = Table(title=f"{results.suite} · {results.model} · {results.n_samples} samples{epochs}")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    table.add_column("± stderr", justify="right")
-    table.add_column("n", justify="right")
-    plain, grouped = split_metrics(results.metrics)
-    for name, metric in plain.items():
-        stderr = metric.get("stderr")
-        table.add_row(name, _fmt(name, float(metric.get("value", 0.0))),
-                      "" if stderr is None else _fmt(name, float(stderr)), str(metric.get("n", 0)))
+    for col in METRIC_HEADER:
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for row in metric_rows(results.metrics):
+        table.add_row(*(escape(c) for c in row))
     caption = errors_line(results)
     if results.limited:
         caption += " · results are for testing only (--limit / --sample-id)"
     table.caption = caption
-    return Group(table, *group_rich_tables(results.metrics)) if grouped else table
+    return Group(table, *group_rich_tables(results.metrics)) if split_metrics(results.metrics)[1] else table
 
 
 def group_rich_tables(metrics: dict[str, dict[str, Any]]) -> list[Table]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ async def run_sample(setup: EvalSetup, graph: Any, sample: Any, epoch: int, even
         error, error_kind = result.error, result.error_kind
         score_s = 0.0
         if result.status == "succeeded":
+            budget.limits = replace(budget.limits, messages=None)  # the judge's calls are not the sample's
             scoring = time.monotonic()
             scores, scorer_error = await _score(setup, sample, result.output)
             score_s = time.monotonic() - scoring

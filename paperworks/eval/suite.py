@@ -55,8 +55,10 @@ class Suite:
         """The suite's name (its folder's name)."""
         return self.spec.name
 
-    def select(self, limit: int | None = None, sample_ids: list[str] | None = None) -> list[Sample]:
-        """The samples to run: those in ``sample_ids`` (suite order), then the first ``limit`` of them."""
+    def select(self, limit: int | list[int] | tuple[int, int] | None = None,
+               sample_ids: list[str] | None = None) -> list[Sample]:
+        """The samples to run: those in ``sample_ids`` (suite order), then the first ``limit`` of them, or with
+        ``limit = (A, B)`` the A-th to the B-th of them (counted from 1, both included, as Inspect's)."""
         chosen = self.samples
         if sample_ids:
             known = {s.id for s in self.samples}
@@ -67,7 +69,15 @@ class Suite:
                                 f"{example}")
             wanted = set(sample_ids)
             chosen = [s for s in chosen if s.id in wanted]
-        if limit is not None:
+        if isinstance(limit, (list, tuple)):
+            start, end = int(limit[0]), int(limit[1])
+            if start < 1 or end < start:
+                raise UserError(f"--limit {start}-{end}: expected a range A-B with 1 <= A <= B")
+            if start > len(chosen):
+                raise UserError(f"--limit {start}-{end}: suite '{self.name}' has only {len(chosen)} "
+                                f"{'selected ' if sample_ids else ''}samples")
+            chosen = chosen[start - 1:end]
+        elif limit is not None:
             if limit < 1:
                 raise UserError(f"limit must be >= 1, got {limit}")
             chosen = chosen[:limit]

@@ -119,10 +119,21 @@ def render_transcript(turns: list[Turn], width: int = 2000) -> RenderableType:
             mark = "[green]ok[/green]" if turn.ok else "[red]error[/red]"
             args = json.dumps(turn.arguments, ensure_ascii=False, default=str)
             lines.append(Text.from_markup(f"[{style}]tool {escape(str(turn.tool))}[/]({escape(_cut(args, 300))}) "
-                                          f"{mark}: {escape(_cut(turn.text, width))}"))
+                                          f"{mark}: {escape(_cut(_observation(turn), width))}"))
         else:
             lines.append(Text.from_markup(f"[{style}]{turn.role}[/] {escape(_cut(turn.text, width))}"))
     return Group(*lines)
+
+
+def without_error_prefix(text: str) -> str:
+    """``error: x`` → ``x``: tools word their failures ``error: ...``, and a line that already says it
+    failed must not read ``error: error: ...``."""
+    stripped = text.lstrip()
+    return stripped[len("error:"):].lstrip() if stripped.lower().startswith("error:") else text
+
+
+def _observation(turn: Turn) -> str:
+    return turn.text if turn.ok else without_error_prefix(turn.text)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -142,7 +153,7 @@ def transcript_rows(turns: list[Turn], limit: int = 4000) -> list[list[str]]:
         elif turn.role == "tool":
             args = json.dumps(turn.arguments, ensure_ascii=False, default=str)
             rows.append([f"tool {turn.tool}", f"({_cut(args, 300)}) {'ok' if turn.ok else 'error'}: "
-                         f"{_cut(turn.text, limit)}"])
+                         f"{_cut(_observation(turn), limit)}"])
         else:
             rows.append([turn.role, _cut(turn.text, limit)])
     return rows

@@ -25,8 +25,8 @@ from rich.text import Text
 
 from paperworks.core.errors import UserError
 from paperworks.core.runs import RunDir
-from paperworks.eval.groups import group_tables, split_metrics
-from paperworks.eval.metrics import group_rich_tables
+from paperworks.eval.groups import group_tables
+from paperworks.eval.metrics import METRIC_HEADER, group_rich_tables, metric_rows
 from paperworks.eval.records import Results, SampleRecord
 from paperworks.eval.report_assets import render_page
 from paperworks.eval.samples_log import record_from
@@ -121,13 +121,20 @@ def load_run(run_dir: Path) -> EvalRun:
             run.skipped_lines += 1
             continue
         by_key[sample.key] = sample
-    run.samples = list(by_key.values())
+    run.samples = in_suite_order(list(by_key.values()), record.get("sample_ids"))
     for event in _jsonl(run_dir / "events.jsonl"):
         if event is None:
             run.skipped_lines += 1
             continue
         run.events.setdefault(str(event.get("sample") or ""), []).append(event)
     return run
+
+
+def in_suite_order(samples: list[SampleRecord], sample_ids: Any) -> list[SampleRecord]:
+    """The records in the suite's order (``run.json``'s ``sample_ids``), each sample's epochs in order;
+    ``samples.jsonl`` holds them in the order they finished. Ids the run did not plan come last."""
+    order = {str(i): n for n, i in enumerate(sample_ids)} if isinstance(sample_ids, list) else {}
+    return sorted(samples, key=lambda r: (order.get(r.id, len(order)), r.epoch))
 
 
 def _num(value: Any) -> str:
@@ -160,6 +167,10 @@ def _facts(run: EvalRun) -> list[tuple[str, str]]:
         facts.append(("elapsed", f"{float(elapsed):.1f} s"))
     if rec.get("seed") is not None:
         facts.append(("seed", str(rec["seed"])))
+    if rec.get("tags"):
+        facts.append(("tags", ", ".join(map(str, rec["tags"]))))
+    if isinstance(rec.get("metadata"), dict) and rec["metadata"]:
+        facts.append(("metadata", ", ".join(f"{k}={v}" for k, v in rec["metadata"].items())))
     return facts
 
 
@@ -184,10 +195,10 @@ def summary(run: EvalRun) -> RenderableType:
     res = run.results
     if res is not None:
         table = Table(title="metrics", title_justify="left")
-        for col, just in (("metric", "left"), ("value", "right"), ("± stderr", "right"), ("n", "right")):
-            table.add_column(col, justify=just)  # type: ignore[arg-type]
-        for name, m in sorted(split_metrics(res.metrics)[0].items()):
-            table.add_row(escape(name), _num(m.get("value")), _num(m.get("stderr")), str(m.get("n", "")))
+        for col in METRIC_HEADER:
+            table.add_column(col, justify="left" if col == "metric" else "right")
+        for row in metric_rows(res.metrics):
+            table.add_row(*(escape(c) for c in row))
         parts.append(table)
         parts += group_rich_tables(res.metrics)
         if res.errors:
@@ -342,9 +353,7 @@ def write_report(run: EvalRun, out: Path | None = None) -> Path:
     samples = [_sample_data(s, run.events.get(s.key, []), images) for s in run.samples]
     parts = [_table(None, [[label, text] for label, text in _facts(run)])]
     if run.results is not None:
-        rows = [[name, _num(m.get("value")), _num(m.get("stderr")), str(m.get("n", ""))]
-                for name, m in sorted(split_metrics(run.results.metrics)[0].items())]
-        parts.append("<h2>Metrics</h2>" + _table(["metric", "value", "± stderr", "n"], rows))
+        parts.append("<h2>Metrics</h2>" + _table(METRIC_HEADER, metric_rows(run.results.metrics)))
         for group, header, group_rows in group_tables(run.results.metrics):
             parts.append(f"<h2>Metrics by {html.escape(group)}</h2>" + _table(header, group_rows))
         if run.results.errors:

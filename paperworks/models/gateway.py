@@ -198,7 +198,7 @@ class Model:
             config = {k: v for k, v in config.items() if k != "tool_gate"}  # only the local model has it
         budget = current_budget.get()
         if budget is not None:
-            budget.check()
+            budget.check_call()  # the limits, and the message limit (which counts this call)
         key = cache_key(self.name, messages, tools, config) if self.config.cache else None
         if key is not None:
             hit = shared_cache().get(key)

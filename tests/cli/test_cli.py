@@ -28,10 +28,14 @@ def test_help_does_not_import_heavy_libraries() -> None:
 
 def test_version_and_list() -> None:
     assert cli("--version").stdout.strip().startswith("paperworks ")
-    listed = cli("list")
+    listed = cli("list")  # a pipe: tab-separated, one header line per kind
     assert listed.returncode == 0
-    for word in ("workflows", "agent", "models", "local/smollm2-135m", "suites", "backends"):
-        assert word in listed.stdout
+    for line in ("workflow\tdescription", "agent\t", "model\twhat", "local/smollm2-135m\t", "suite\tversion",
+                 "backend\tdescription"):
+        assert line in listed.stdout
+    drawn = cli("list", "--format", "table")
+    for word in ("workflows", "models", "suites", "backends"):
+        assert word in drawn.stdout
     assert cli("list", "models").returncode == 0
 
 

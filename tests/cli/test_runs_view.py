@@ -52,9 +52,10 @@ def test_runs_shows_a_killed_run_as_interrupted_and_evals_with_suite_and_score(
     monkeypatch.setenv("COLUMNS", "250")
     finished_eval(tmp_path)
     killed = harness.create_eval(harness.EvalArgs(suite=str(make_suite(tmp_path / "k")), model="scripted/echo"))
-    code, out, _ = run_cli(capsys, "runs")
+    code, out, _ = run_cli(capsys, "runs")  # not a terminal: tab-separated, a header line first
     assert code == 0
-    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 5}
+    assert out.splitlines()[0].split("\t")[:6] == ["id", "kind", "task", "model", "status", "score"]
+    rows = {line.split("\t")[0]: line for line in out.splitlines()[1:]}
     assert "interrupted" in rows[killed.id] and "running" not in rows[killed.id]  # nobody holds its lock
     assert "0/12 samples done" in rows[killed.id]
     done = next(line for key, line in rows.items() if key != killed.id)
@@ -105,7 +106,7 @@ def test_quiet_prints_only_the_result(capsys: pytest.CaptureFixture[str], tmp_pa
                                                                             "answer": 2}])), "-m",
                              "scripted/echo", "-q")
     assert code == 0, err
-    assert "run dir" in out and "numeric/accuracy" in out and "resuming" not in out and "eval ━" not in out
+    assert "paperworks view " in out and "numeric/accuracy" in out and "resuming" not in out and "eval ━" not in out
 
 
 def test_suite_names_resolve_in_cwd_evals_then_the_package_then_the_env(tmp_path: Path,

@@ -12,16 +12,26 @@ server, for LangGraph Studio and the langgraph-sdk client.
 
 It is langgraph-api's in-memory server, the one `langgraph dev` runs from this repository's langgraph.json,
 started with nothing phoning home: no version check, no usage beacon, no LangSmith tracing (LangSmith keys are
-dropped from its environment), no browser, no tunnel. It listens on 127.0.0.1 only unless --host names another
-address and --allow-remote is given (it has no authentication). Needs the ecosystem extra: pip install -e
+dropped from its environment), no browser, no tunnel, and no link to a hosted page in what it prints. It
+listens on 127.0.0.1 only unless --host names another address and --allow-remote is given (it has no
+authentication); a port already in use is refused in one line. Needs the ecosystem extra: pip install -e
 '.\\[ecosystem]'.
 
-Each workflow is a graph (assistant) of its own name. A run's input is the workflow's initial state, e.g.
-{"messages": [{"role": "user", "content": "What is 17*23?"}]} for agent, {"request": "..."} for spada. Run
-settings go in the run's context (or config.configurable): the runtime-context fields model, seed, generation,
-cache, max_retries, timeout_s, artifact_dir, and the workflow's own settings (as `paperworks run -c`, e.g.
-max_steps); a bad one fails the run with a one-line error. Artifacts go to <runs dir>/serve/<workflow>/<thread
-id>/artifacts; threads and checkpoints are kept in ./.langgraph_api across restarts, as with langgraph dev.
+Each workflow is a graph (assistant) of its own name; its assistant endpoints (get_schemas, ...) take that
+name too. A run's input is what `paperworks run WORKFLOW -i` takes, e.g. {"task": "What is 17*23?"} for
+agent, {"request": "..."} for spada, or plain text for a one-field input; a state update such as {"messages":
+[...]} is taken too (one user message is a chat turn, as `paperworks chat` takes it), and any other shape fails
+the run with the CLI's one-line error. Run settings go in the run's context (or config.configurable): model,
+seed, generation, cache, max_retries, timeout_s, artifact_dir, and the workflow's own settings (as `paperworks
+run -c`, e.g. max_steps); the assistant's context schema lists them all with types, defaults and descriptions.
+A bad one fails the run with a one-line error.
+
+Every stream mode works: model tokens stream as message chunks in messages and messages-tuple, as
+on_chat_model_stream in events, and with the run's other events (model and tool calls) in custom. Each run is
+recorded under the runs directory like a `paperworks run` (run.json, events.jsonl), so paperworks runs, view
+and export show it; the server prints one line per finished run. Thread artifacts go to <runs
+dir>/serve/<workflow>/<thread id>/artifacts; threads and checkpoints are kept in ./.langgraph_api across
+restarts, as with langgraph dev.
 
 Example (Python, see the README's "Serve the workflows"):
 
@@ -29,8 +39,7 @@ client = langgraph_sdk.get_sync_client(url="http://127.0.0.1:2024")
 
 thread = client.threads.create()
 
-client.runs.wait(thread["thread_id"], "agent",
-input={"messages": [{"role": "user", "content": "What is 17*23?"}]},
+client.runs.wait(thread["thread_id"], "agent", input={"task": "What is 17*23?"},
 context={"model": "local/smollm2-135m", "max_steps": 4})
 """
 

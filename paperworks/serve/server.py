@@ -16,11 +16,17 @@ What langgraph-api 0.4.28 / langgraph-cli 0.4.8 would otherwise send out, and wh
 
 The license check of the open-source build is a no-op (``langgraph_license``). Model calls go wherever
 the run's model lives (nowhere, for ``local/...`` and ``scripted/...`` models).
+
+What it prints: nothing that links a hosted page (langgraph-api's start-up banner, which links the hosted
+Studio at smith.langchain.com, is dropped), one "serving" line once the port answers, and one line per
+finished or refused run. A port already in use is refused in one line (exit 1) before anything starts.
+The server's ``http.app`` (``paperworks.serve.app``) lets the assistant endpoints take a graph name.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import sys
 from collections.abc import MutableMapping
@@ -84,6 +90,71 @@ def require_server() -> None:
                         f"installed): {INSTALL_HINT}")
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Refuse, in one line, a port something already listens on (before the server prints or starts
+    anything; uvicorn would log the bind error among its start-up lines and exit 3)."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UserError(f"--host {host}: cannot resolve it ({exc.strerror or exc})") from exc
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise UserError(f"port {port} on {host} is already in use (another server?); stop it or "
+                                f"choose another port with --port") from None
+            raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+class _Drop(logging.Filter):
+    """Drops langgraph-api's start-up banner (it links a hosted Studio page that needs the internet) and
+    the --allow-blocking notice (paperworks sets it on purpose: workflows write files from async nodes)."""
+
+    NEEDLES = ("Welcome to", "smith.langchain.com", "Studio UI", "You've set --allow-blocking")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = str(record.getMessage())
+        except Exception:
+            text = str(record.msg)
+        return not any(n in text for n in self.NEEDLES)
+
+
+QUIET_LOGGERS = ("langgraph_api.cli", "langgraph_runtime_inmem.queue", "browser_opener")
+
+
+def _announce_when_listening(host: str, port: int, graphs: list[str]) -> None:
+    """Print the one 'serving' line once the port answers (not before: a failed start prints no such line)."""
+    import socket
+    import threading
+    import time
+
+    from paperworks.core.paths import runs_dir
+
+    def wait() -> None:
+        address = host.strip("[]")
+        for _ in range(1200):
+            try:
+                with socket.create_connection((address, port), timeout=0.5):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            return
+        url = f"http://{'[' + address + ']' if ':' in address else address}:{port}"
+        print(f"paperworks: serving {', '.join(graphs)} at {url} for langgraph-sdk and LangGraph Studio (connect "
+              f"it to that URL); runs are recorded in {runs_dir().resolve()} (paperworks runs). Ctrl-C stops it.",
+              file=sys.stderr, flush=True)
+
+    threading.Thread(target=wait, name="paperworks-serve-announce", daemon=True).start()
+
+
 def serve(host: str = "127.0.0.1", port: int = 2024, *, allow_remote: bool = False, model: str | None = None,
           jobs: int = 1, log_level: str = "WARNING") -> None:
     """Serve every built-in workflow until interrupted (blocks). Threads and checkpoints are kept in
@@ -101,14 +172,26 @@ def serve(host: str = "127.0.0.1", port: int = 2024, *, allow_remote: bool = Fal
 
         check_model(model)
         os.environ[MODEL_ENV] = model
+    check_port_free(host, port)
     offline_env(os.environ)
     os.environ["LOG_LEVEL"] = log_level  # langgraph-api's own structlog level
+    drop = _Drop()
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).addFilter(drop)
     from langgraph_api.cli import run_server
 
-    print(f"paperworks: serving {', '.join(graph_specs())} on http://{host}:{port} (Ctrl-C stops it)",
-          file=sys.stderr, flush=True)
+    _announce_when_listening(host, port, list(graph_specs()))
+    try:
+        run_server(host=host, port=port, reload=False, graphs=graph_specs(), n_jobs_per_worker=jobs,
+                   open_browser=False, tunnel=False, http={"app": HTTP_APP},
+                   allow_blocking=True,  # workflows write artifacts and run tools from their async nodes
+                   server_level=log_level)
+    except SystemExit as exc:  # uvicorn's start-up failure (3): say so in one line, exit 1
+        if exc.code not in (None, 0):
+            raise UserError(f"the LangGraph server did not start on {host}:{port} (exit {exc.code}; see the "
+                            "lines above)") from None
+        raise
 
-    run_server(host=host, port=port, reload=False, graphs=graph_specs(), n_jobs_per_worker=jobs,
-               open_browser=False, tunnel=False,
-               allow_blocking=True,  # workflows write artifacts and run tools from their async nodes
-               server_level=log_level)
+
+HTTP_APP = "paperworks.serve.app:app"
+"""The server's ``http.app``: lets the assistant endpoints take a graph name (``paperworks.serve.app``)."""

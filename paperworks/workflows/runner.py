@@ -261,6 +261,9 @@ def open_for_resume(ref: str) -> RunDir:
     record = run.read_record()
     if record.get("kind") not in ("run", "chat"):
         raise UserError(f"{run.path} is a {record.get('kind')} run; resume it with its own command")
+    if record.get("served"):  # its checkpoints are the LangGraph server's, not in the run directory
+        raise UserError(f"{run.path} was run by paperworks serve; continue it on the server (thread "
+                        f"{record['served'].get('thread_id')})")
     return run
 
 

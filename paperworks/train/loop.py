@@ -150,7 +150,9 @@ class Trainer:
             rng.shuffle(order)
             for at in range(0, len(order), batch):
                 chunk = [examples[i] for i in order[at: at + batch]]
-                stats = self.policy.sft_step(chunk, lr=self.s.sft_lr, max_grad_norm=self.s.max_grad_norm)
+                stats = self.policy.sft_step(chunk, lr=self.s.sft_lr, max_grad_norm=self.s.max_grad_norm,
+                                             micro_batch_tokens=self.s.micro_batch_tokens,
+                                             checkpointing=self.s.checkpointing)
                 n += 1
                 self.tracker.record("sft/loss", stats["sft_loss"], n)
                 self.progress({"event": "sft", "epoch": epoch + 1, "done": min(at + batch, len(order)),
@@ -176,7 +178,8 @@ class Trainer:
                  for r in got.records]
         started = time.monotonic()
         upd = UpdateSettings(estimator=self.s.estimator, lr=self.s.lr, is_cap=self.s.is_cap,
-                             max_grad_norm=self.s.max_grad_norm, temperature=self.s.temperature)
+                             max_grad_norm=self.s.max_grad_norm, temperature=self.s.temperature,
+                             micro_batch_tokens=self.s.micro_batch_tokens, checkpointing=self.s.checkpointing)
         with self.mem.phase("update"):
             stats = self.policy.rl_step(trajs, upd)
         update_s = time.monotonic() - started

@@ -25,7 +25,8 @@ import math
 import os
 import random
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,11 @@ class UpdateSettings:
     max_grad_norm: float = 1.0
     """Gradient clipping (global norm)."""
     micro_batch_tokens: int = 2048
-    """Most (padded) tokens in one forward/backward pass (activations: about 0.7 MB per token for SmolLM2-135M)."""
+    """Most (padded) tokens in one forward/backward pass (activations kept for the backward pass: about 1.4 MB
+    per token for SmolLM2-135M, about 0.15 MB with ``checkpointing``)."""
+    checkpointing: bool = True
+    """Activation checkpointing: keep only each decoder layer's input and recompute the layer in the backward
+    pass (one more forward pass of compute for about a tenth of the activation memory)."""
     temperature: float = 1.0
     """The sampling temperature: the torch log-probabilities are taken at it."""
 
@@ -141,12 +146,14 @@ class AgentPolicy:
 
     # ------------------------------------------------------------------ forward
 
-    def _token_logprobs(self, batch: Sequence[tuple[list[int], list[int]]], temperature: float = 1.0) -> list[Tensor]:
+    def _token_logprobs(self, batch: Sequence[tuple[list[int], list[int]]], temperature: float = 1.0,
+                        checkpointing: bool = False) -> list[Tensor]:
         """For each (prompt, completion) pair, log π_θ of each completion token (with gradients).
 
         The batch's longest shared prefix (the system prompt and tool schemas, typically) is run once and its
         keys and values broadcast to every row, so that its forward and backward cost is paid once per batch;
-        gradients flow through it exactly as through separate copies."""
+        gradients flow through it exactly as through separate copies. With ``checkpointing`` the rows' pass
+        keeps only each decoder layer's input and recomputes the layer during the backward pass."""
         ids = [p + c for p, c in batch]
         shared = _shared_prefix(ids, min(len(p) for p, _ in batch) - 1)
         body: Any = self.model.model  # the transformers decoder stack under the LM head
@@ -169,8 +176,9 @@ class AgentPolicy:
                 inp[i, : len(x) - shared] = torch.tensor(x[shared:], dtype=torch.long)
                 att[i, shared: len(x)] = 1
             pos = torch.arange(shared, shared + width, dtype=torch.long).unsqueeze(0).expand(len(ids), -1)
-            hidden = body(input_ids=inp, attention_mask=att, position_ids=pos, cache=cache,
-                                      use_cache=cache is not None).last_hidden_state
+            with _layer_checkpointing(body, on=checkpointing and torch.is_grad_enabled()):
+                hidden = body(input_ids=inp, attention_mask=att, position_ids=pos, cache=cache,
+                              use_cache=cache is not None).last_hidden_state
             # the vocabulary projection only where a completion token is predicted (not over the prompt)
             rows = torch.cat([hidden[i, len(p) - 1 - shared: len(p) + len(c) - 1 - shared]
                               for i, (p, c) in enumerate(batch)])
@@ -239,7 +247,7 @@ class AgentPolicy:
         self.optimizer.zero_grad(set_to_none=True)
         sums = {"d": 0.0, "ad": 0.0, "k3": 0.0, "cut": 0.0, "loss": 0.0}
         for group in self._micro_batches(items, settings.micro_batch_tokens):
-            logps = self._token_logprobs([items[i] for i in group], settings.temperature)
+            logps = self._token_logprobs([items[i] for i in group], settings.temperature, settings.checkpointing)
             loss = torch.zeros(())
             for i, lp in zip(group, logps, strict=True):
                 adv, behaviour = meta[i]
@@ -263,7 +271,8 @@ class AgentPolicy:
         return stats
 
     def sft_step(self, examples: Sequence[tuple[list[int], list[int]]], lr: float,
-                 micro_batch_tokens: int = 2048, max_grad_norm: float = 1.0) -> dict[str, float]:
+                 micro_batch_tokens: int = 2048, max_grad_norm: float = 1.0,
+                 checkpointing: bool = True) -> dict[str, float]:
         """One supervised step: mean negative log-likelihood of the target tokens given their prompts."""
         items = [(list(p), list(c)) for p, c in examples if c]
         total = float(sum(len(c) for _, c in items))
@@ -272,7 +281,7 @@ class AgentPolicy:
         self.optimizer.zero_grad(set_to_none=True)
         running = 0.0
         for group in self._micro_batches(items, micro_batch_tokens):
-            logps = self._token_logprobs([items[i] for i in group])
+            logps = self._token_logprobs([items[i] for i in group], checkpointing=checkpointing)
             loss = -sum((lp.sum() for lp in logps), torch.zeros(())) / total
             loss.backward()
             running += float(loss.detach())
@@ -348,6 +357,44 @@ class AgentPolicy:
         np.random.set_state(state["numpy_rng"])
         loaded: dict[str, Any] = json.loads((Path(folder) / "state.json").read_text())
         return loaded
+
+
+@contextmanager
+def _layer_checkpointing(body: Any, on: bool) -> Iterator[None]:
+    """Within the block, each decoder layer of ``body`` runs under ``torch.utils.checkpoint`` (non-reentrant):
+    its activations are dropped after the forward pass and recomputed in the backward pass.
+
+    transformers' own gradient checkpointing drops the KV cache, which the shared-prefix pass needs. Here the
+    cache stays: a layer appends its new keys and values to the cache in place, so each run of the layer
+    (the forward pass and its recomputation) first puts back the cache entry it found, and the recomputation
+    sees exactly the inputs the forward pass saw. The layer's forward is replaced on the instance only, so
+    module names (and the adapter's keys) do not change."""
+    if not on:
+        yield
+        return
+    from torch.utils.checkpoint import checkpoint
+
+    layers = list(getattr(body, "layers", []))
+    for layer in layers:
+        def wrapped(*args: Any, _inner: Any = layer.forward, _idx: int = layer.self_attn.layer_idx,
+                    **kwargs: Any) -> Any:
+            cache = kwargs.get("cache")
+            entry = cache.layers[_idx] if cache is not None and _idx < len(getattr(cache, "layers", [])) else None
+            found = (entry.keys, entry.values) if entry is not None and entry.is_initialized else None
+
+            def run(*a: Any, **k: Any) -> Any:
+                if found is not None:
+                    entry.keys, entry.values = found
+                return _inner(*a, **k)
+
+            return checkpoint(run, *args, use_reentrant=False, **kwargs)
+
+        layer.forward = wrapped
+    try:
+        yield
+    finally:
+        for layer in layers:
+            layer.__dict__.pop("forward", None)
 
 
 def _store_frozen_linears_bf16(model: nn.Module) -> None:

@@ -188,3 +188,50 @@ def test_bf16_stored_frozen_weights_give_the_autocast_values_and_gradients(monke
     b, gb = run(cast)
     for x, y in zip(a + ga, b + gb, strict=True):
         assert torch.equal(x, y)
+
+
+@pytest.mark.parametrize(("same_prefix", "bf16"), [(True, False), (False, False), (True, True)])
+def test_activation_checkpointing_gives_the_same_logprobs_and_gradients(same_prefix: bool, bf16: bool) -> None:
+    """Recomputing each decoder layer in the backward pass must give the values and LoRA gradients of the
+    pass that kept its activations, also through the shared-prefix cache (which each layer appends to in
+    place: a recomputation that did not put the cache entry back would see the rows' keys twice). After the
+    pass the layers' own forward methods are back, and each layer ran once more (its recomputation)."""
+    policy = _policy(bf16=bf16)
+    runs: list[int] = []
+    policy.model.model.layers[1].mlp.register_forward_pre_hook(lambda *_: runs.append(1))
+    prefix = list(range(1, 21)) if same_prefix else []
+    items = [(prefix + [21 + i, 22, 23 + i], [30 + i, 31, 25, 26 + i]) for i in range(3)]
+    items.append((prefix + [5], [6, 7]))
+
+    def run(checkpointing: bool) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        policy.model.zero_grad()
+        runs.clear()
+        lps = policy._token_logprobs(items, checkpointing=checkpointing)
+        sum((k + 1) * lp.sum() for k, lp in enumerate(lps)).backward()
+        return [lp.detach() for lp in lps], [p.grad.clone() for p in policy.params]
+
+    a, ga = run(True)
+    recomputed = len(runs)
+    assert all("forward" not in layer.__dict__ for layer in policy.model.model.layers)
+    b, gb = run(False)
+    assert recomputed == len(runs) + 1
+    assert len(ga) == len(policy.params)
+    for x, y in zip(a + ga, b + gb, strict=True):
+        assert torch.allclose(x, y, atol=1e-6, rtol=1e-5)
+    assert any(float(g.abs().sum()) > 0 for g in ga)
+
+
+def test_checkpointed_rl_step_equals_the_plain_one() -> None:
+    """One whole rl_step with and without checkpointing, from the same policy: the same statistics and the
+    same updated adapter."""
+    trajs = [Trajectory(0, 1.0, [_call(list(range(1, 19)) + [20], [21, 22, 23], -3.0, 1.0)]),
+             Trajectory(0, 0.0, [_call(list(range(1, 19)) + [24], [25, 26], -3.0, 1.0)])]
+    out = []
+    for checkpointing in (True, False):
+        policy = _policy(seed=3)
+        stats = policy.rl_step(trajs, UpdateSettings(estimator="grpo", lr=1e-2, checkpointing=checkpointing))
+        out.append((stats, [p.detach().clone() for p in policy.params]))
+    (s1, p1), (s2, p2) = out
+    assert s1["loss"] == pytest.approx(s2["loss"], rel=1e-5) and s1["grad_norm"] > 0
+    for x, y in zip(p1, p2, strict=True):
+        assert torch.allclose(x, y, atol=1e-6)

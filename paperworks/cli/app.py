@@ -62,10 +62,11 @@ def list_cmd(
 
 
 def _limits(time_limit: float | None, token_limit: int | None, cost_limit: float | None,
-            working_limit: float | None = None) -> Any:
+            working_limit: float | None = None, message_limit: int | None = None) -> Any:
     from paperworks.core.budget import Limits
 
-    return Limits(time_s=time_limit, working_time_s=working_limit, tokens=token_limit, cost=cost_limit).validate()
+    return Limits(time_s=time_limit, working_time_s=working_limit, tokens=token_limit, cost=cost_limit,
+                  messages=message_limit).validate()
 
 
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="litellm model string "
@@ -79,6 +80,9 @@ TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Seconds one
                                                   "before it is retried.")]
 TokenOpt = Annotated[int | None, typer.Option("--token-limit", help="Total tokens for the run.")]
 CostOpt = Annotated[float | None, typer.Option("--cost-limit", help="US dollars for the run.")]
+MessageOpt = Annotated[int | None, typer.Option("--message-limit", help="Model messages (replies) for the run: "
+                                                "the call past it is not made and the run ends with a limit "
+                                                "error.")]
 
 
 @app.command()
@@ -96,6 +100,7 @@ def run(
     working_limit: WorkingOpt = None,
     token_limit: TokenOpt = None,
     cost_limit: CostOpt = None,
+    message_limit: MessageOpt = None,
     max_retries: RetriesOpt = None,
     timeout: TimeoutOpt = None,
     recursion_limit: Annotated[int, typer.Option(help="Most graph steps (LangGraph recursion limit).")] = 100,
@@ -110,7 +115,8 @@ def run(
 ) -> None:
     """Run one workflow graph on one input; the run is recorded and can be resumed."""
     with _runs_dir(log_dir):
-        _run(workflow, input, model, resume, config, gen, seed, time_limit, working_limit, token_limit, cost_limit,
+        _run(workflow, input, model, resume, config, gen, seed,
+             _limits(time_limit, token_limit, cost_limit, working_limit, message_limit),
              max_retries, timeout, recursion_limit, cache, stream, quiet, edit, set_)
 
 
@@ -134,8 +140,7 @@ def _runs_dir(log_dir: str | None) -> Iterator[None]:
 
 
 def _run(workflow: str | None, input: str | None, model: str | None, resume: str | None, config: list[str] | None,
-         gen: list[str] | None, seed: int, time_limit: float | None, working_limit: float | None,
-         token_limit: int | None, cost_limit: float | None, max_retries: int | None, timeout: float | None,
+         gen: list[str] | None, seed: int, limits: Any, max_retries: int | None, timeout: float | None,
          recursion_limit: int, cache: bool, stream: bool, quiet: bool, edit: str | None,
          set_: list[str] | None) -> None:
     from paperworks.cli.display import LiveView, print_outcome
@@ -169,7 +174,7 @@ def _run(workflow: str | None, input: str | None, model: str | None, resume: str
         model = DEFAULT_MODEL if model is None else model  # an empty -m is refused, not the default
         run_dir = runner.create_run(
             spec, raw, model=model, config_values=parse_settings(config or [], "setting"),
-            limits=_limits(time_limit, token_limit, cost_limit, working_limit), seed=seed,
+            limits=limits, seed=seed,
             generation=parse_settings(gen or [], "generation setting"), cache=cache,
             recursion_limit=recursion_limit, max_retries=max_retries, timeout=timeout,
         )
@@ -224,6 +229,10 @@ def chat(
     seed: Annotated[int, typer.Option(help="Seed for sampling.")] = 0,
     token_limit: TokenOpt = None,
     cost_limit: CostOpt = None,
+    message_limit: Annotated[int | None, typer.Option("--message-limit", help="Model messages (replies) for "
+                                                      "the whole conversation, resumed sessions included: the "
+                                                      "call past it is not made, the turn ends with a limit "
+                                                      "error and the chat stops.")] = None,
     max_retries: RetriesOpt = None,
     timeout: TimeoutOpt = None,
 ) -> None:
@@ -231,7 +240,8 @@ def chat(
     from paperworks.cli.chat import chat_loop
 
     chat_loop(console, err_console, workflow=workflow, model=model, resume=resume, seed=seed,
-              limits=_limits(None, token_limit, cost_limit), max_retries=max_retries, timeout=timeout)
+              limits=_limits(None, token_limit, cost_limit, message_limit=message_limit), max_retries=max_retries,
+              timeout=timeout)
 
 
 @app.command()

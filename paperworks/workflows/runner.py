@@ -123,6 +123,7 @@ async def _execute(
     limits = Limits(**(record.get("limits") or {}))
     budget = Budget(limits, Usage.from_dict(record.get("usage") or {}), float(record.get("elapsed_s", 0.0)),
                     float(record.get("waiting_s", 0.0)))
+    budget.messages = int(record.get("messages") or 0)  # a resumed run (a chat's next turn) keeps its count
     ctx = RunContext(model=record["model"], seed=int(record.get("seed", 0)),
                      generation=dict(record.get("generation") or {}), cache=bool(record.get("cache")),
                      stream=stream, run_dir=str(run.path), max_retries=record.get("max_retries"),
@@ -145,8 +146,9 @@ async def _execute(
         raise
     finally:
         run.update_record(status=status, error=error, output=output, usage=budget.usage.to_dict(),
-                          elapsed_s=round(budget.elapsed_s, 3), working_s=round(budget.working_s, 3),
-                          waiting_s=round(budget.waiting_s, 3), limit=limit, finished_at=now_iso())
+                          messages=budget.messages, elapsed_s=round(budget.elapsed_s, 3),
+                          working_s=round(budget.working_s, 3), waiting_s=round(budget.waiting_s, 3), limit=limit,
+                          finished_at=now_iso())
         events.emit("run_end", status=status, error=error, usage=budget.usage.to_dict(),
                     elapsed_s=round(budget.elapsed_s, 3), working_s=round(budget.working_s, 3),
                     waiting_s=round(budget.waiting_s, 3))

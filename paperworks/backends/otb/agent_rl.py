@@ -379,7 +379,7 @@ def _layer_checkpointing(body: Any, on: bool) -> Iterator[None]:
         def wrapped(*args: Any, _inner: Any = layer.forward, _idx: int = layer.self_attn.layer_idx,
                     **kwargs: Any) -> Any:
             cache = kwargs.get("cache")
-            entry = cache.layers[_idx] if cache is not None and _idx < len(getattr(cache, "layers", [])) else None
+            entry: Any = cache.layers[_idx] if cache is not None and _idx < len(getattr(cache, "layers", [])) else None
             found = (entry.keys, entry.values) if entry is not None and entry.is_initialized else None
 
             def run(*a: Any, **k: Any) -> Any:

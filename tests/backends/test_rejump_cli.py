@@ -103,5 +103,12 @@ def test_repro_quick_writes_figures_and_plots(tmp_path: Path) -> None:
     assert data["extra"]["styles"]["explorer (restarts)"]["jump distance"] > data["extra"]["styles"][
         "local backtracking"]["jump distance"]
     assert figs["embedded_extraction_validity"]["value"] is None
+    assert (data["config"]["reported_seeds"], data["config"]["validation_seeds"]) == ([0, 1], [100])
+    bon = data["extra"]["best_of_n"]
+    assert sorted(bon["per_seed"]) == ["0", "1"] and sorted(bon["per_validation_seed"]) == ["100"]
+    assert "±" in figs["best_of_4_jump_distance_vs_random"]["value"]
+    assert "Best-of-N selection" in {d["metric"] for d in data["extra"]["definition_differences"]}
+    groups = data["extra"]["real_traces"]["groups"]
+    assert groups["pass"]["samples"] + groups["fail"]["samples"] == 20
     for name in res.plots:
         assert (tmp_path / "out" / name).read_bytes()[:4] == b"\x89PNG"

@@ -1,17 +1,25 @@
-"""ReJump's metrics of one tree and walk, and the similarity of two (definitions of the authors' code,
-``rejump_extractor/tree_vis_game24.py`` and ``compare_tree.py``):
+"""ReJump's metrics of one tree and walk, and the similarity of two.
 
-- solution count: leaves of the tree;
-- filtered leaf sequence: the leaves in visiting order, dropping a repeat visit of the same leaf when every
-  step since its last kept visit is a verification;
+Checked number for number against the authors' code (UW-Madison-Lee-Lab/ReJump: ``rejump_extractor/
+tree_vis_game24.py`` for the per-trace metrics, ``compare_tree.py`` for the similarities); the hand-worked
+cases are in ``tests/backends/test_rejump_authors_defs.py``. The definitions, as there:
+
+- visit sequence: the first step's ``from``, then every step's ``to`` (a step whose ``from`` is not where the
+  walk stood is followed anyway);
+- solution count: leaves of the tree (nodes without children);
+- filtered leaf sequence: the leaves in visiting order, dropping a visit of the leaf last kept when every
+  step from that kept visit up to this one (steps ``kept_index … i − 1``) is a verification;
 - filtered average jump distance: mean tree distance ``d_u + d_v − 2·d_lca`` between consecutive filtered
   leaves (0 with fewer than two; None without a walk);
-- success rate: share of filtered leaves that are correct; overthinking: filtered leaves after the first
-  correct one over all filtered leaves (0 when none is correct);
+- success rate: share of filtered leaves that are correct (0 when none was visited); overthinking: filtered
+  leaves after the first correct one over all filtered leaves (0 when none is correct);
 - forgetting: 1 when calculation steps ≥ nodes, else 0; verification rate: verification steps / steps;
-- tree similarity: 1 − tree edit distance / larger node count (unit costs; labels count as equal unless one is
-  empty, as the authors' ``get_distance``); walk similarity: 1 − mean over rows of the base-2 Jensen–Shannon
-  divergence of the 3×3 category→category transition matrices of consecutive steps (smoothing 1e-9).
+- tree similarity: 1 − tree edit distance / larger node count (Zhang–Shasha, unit insert/delete; a relabel
+  costs 1 when either Problem text is empty, else 0 — so two empty labels still cost 1, as the authors'
+  ``get_distance``); walk similarity: 1 − mean over the three rows of the base-2 Jensen–Shannon divergence of
+  the 3×3 category→category transition matrices of consecutive steps (each row smoothed by 1e-9).
+
+Where ours differs from theirs, :data:`DEFINITION_DIFFERENCES` says how and why (the repro records it).
 """
 
 from __future__ import annotations
@@ -27,6 +35,55 @@ Judge = Callable[[Node], bool]
 """Whether a leaf is a correct solution."""
 
 SMOOTHING = 1e-9
+
+DEFINITION_DIFFERENCES: list[dict[str, str]] = [
+    {"metric": "step categories (all walk counts and rates)",
+     "authors": "only the three exact labels count; any other label is silently left out of every count, "
+                "of the transition matrix, and breaks a verification-only run in the leaf filter",
+     "ours": "labels are matched case-insensitively with short aliases (calculation, derivation, verify, "
+             "backtrack); any other label makes the extraction invalid",
+     "reason": "small extractor models write variants; an unknown label is reported as an invalid extraction "
+               "(counted in the validity rate) rather than quietly changing the rates"},
+    {"metric": "malformed trees and walks (all metrics)",
+     "authors": "warn and go on: walk nodes missing from the tree are never leaves, a jump whose distance "
+                "cannot be computed adds 0 but still counts in the denominator, unreachable nodes count "
+                "toward the node total",
+     "ours": "two roots, a cycle, a missing parent or a walk step naming an unknown node reject the whole "
+             "extraction",
+     "reason": "a metric computed on a partly broken tree is not comparable; validity is reported instead. "
+               "On valid trees and walks the numbers are identical"},
+    {"metric": "walk node names",
+     "authors": "a walk names tree ids exactly",
+     "ours": "a walk may name 'node3' as '3' (and the reverse) when only one of them is a tree id",
+     "reason": "leniency toward small extractors; no effect on data in the authors' format"},
+    {"metric": "success rate / overthinking (Game of 24 judge)",
+     "authors": "a leaf is correct when Python's eval of its Problem (text before any '=') equals 24 in "
+                "floating point; the numbers used are not checked",
+     "ours": "exact rational arithmetic, and the expression must use exactly the problem's four numbers "
+             "(Problem, else Result)",
+     "reason": "floating point marks e.g. 8/(3-8/3) wrong, and an unchecked '6*4' would count as a solution "
+               "to any problem; the simulated traces only build expressions from the problem's numbers, so "
+               "only the exact arithmetic can change a judgement there"},
+    {"metric": "success rate / overthinking without a judge",
+     "authors": "always judged (every dataset has a checker)",
+     "ours": "None when no judge is given (e.g. a trace without a known answer)",
+     "reason": "no judge, no rate; 0 would read as 'all wrong'"},
+    {"metric": "tree similarity",
+     "authors": "zss.simple_distance under a 2-second alarm (None on timeout); nodes without a Problem key "
+                "are skipped; the root must have parent exactly 'none'",
+     "ours": "the same Zhang–Shasha distance computed here without a time limit; a node without Problem has "
+             "an empty label (relabel cost 1); null, '', 'none', 'None' all mark the root",
+     "reason": "no dependency on zss or on wall-clock time; the recursion-free implementation is checked "
+               "against the recursive definition in tests"},
+    {"metric": "Best-of-N selection",
+     "authors": "no selection code in the repository (rejump_extractor/, analysis/ searched); the paper "
+                "selects by jump distance",
+     "ours": "the candidate with the largest filtered jump distance; ties to the earliest candidate (random "
+             "order); a trace without a walk scores -inf; baseline = expected accuracy of a uniform pick",
+     "reason": "tie-breaking and the baseline are not specified by the authors; these are the neutral "
+               "choices"},
+]
+"""How and why this module (and the selection in ``bestofn``) differs from the authors' code."""
 
 
 @dataclass

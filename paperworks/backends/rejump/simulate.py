@@ -149,6 +149,11 @@ def _solvable(values: tuple[Fraction, ...]) -> bool:
     return False
 
 
+def is_solvable(numbers: list[int]) -> bool:
+    """Whether ``numbers`` can make 24 (exact arithmetic; shares the simulator's cache)."""
+    return _solvable(tuple(sorted(Fraction(n) for n in numbers)))
+
+
 def _depth1(nodes: dict[str, Node], nid: str) -> str:
     """The ancestor of ``nid`` one below the root."""
     cur = nid

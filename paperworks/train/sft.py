@@ -8,6 +8,11 @@ schemas of its settings, the assistant's tool-call turn, the tool's observation 
 through the embedded provider's rendering and the served model's chat template and tokenizer. The
 targets are the replies the provider parses: ``<tool_call>[{...}]</tool_call>`` (generation stops at that
 closing tag), then the number and the end-of-turn token.
+
+For the ``spada`` workflow (``gen:spada``) the oracle's calls are the replies of a run that passes first
+time: ``write_spec``, ``write_code`` (the reference program) and ``write_tests``; each prompt is the one the
+graph sends for that node (``paperworks.agents.spada.prompts``, the spec as the graph parses it from the
+oracle's reply), rendered without tools; the target is the reply and the end-of-turn token.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ def oracle_examples(items: list[tuple[dict[str, Any], dict[str, Any]]], oracle: 
 
     ``oracle(row)`` gives the calls (``[{"tool", "arguments"}, ..., {"answer"}]``); ``engine`` is the
     served model (``prompt_ids(messages)``, ``core.tokenize``)."""
+    if workflow == "spada":
+        return spada_examples(items, oracle, config, engine)
     if workflow != "agent":
         raise UserError(f"--sft-from oracle: no scripted oracle trajectories for workflow '{workflow}' "
-                        "(only agent); pass an adapter folder instead")
+                        "(only agent and spada); pass an adapter folder instead")
     from paperworks.agents.react import build_messages, tool_message
     from paperworks.models.local.toolcalls import TOOL_CALL_CLOSE, TOOL_CALL_OPEN, to_plain_messages
     from paperworks.models.types import ToolCall
@@ -60,4 +67,34 @@ def oracle_examples(items: list[tuple[dict[str, Any], dict[str, Any]]], oracle: 
                     engine.core.tokenize(END_OF_TURN, special=True)
                 examples.append((prompt, target))
                 history.append({"role": "assistant", "content": str(step["answer"])})
+    return examples
+
+
+def spada_examples(items: list[tuple[dict[str, Any], dict[str, Any]]], oracle: Any, config: dict[str, Any],
+                   engine: Any) -> list[tuple[list[int], list[int]]]:
+    """``(prompt_ids, target_ids)`` per model call of SPADA oracle trajectories (``oracle(row)``:
+    ``[{"node", "reply"}, ...]`` for write_spec, write_code, write_tests)."""
+    from paperworks.agents.spada import prompts
+    from paperworks.agents.spada.parse import extract_code, extract_json, normalise_spec
+    from paperworks.models.local.toolcalls import to_plain_messages
+    from paperworks.workflows.spada import SpadaConfig
+
+    cfg = SpadaConfig.model_validate(config)
+    if cfg.fcgraft_references:
+        raise UserError("--sft-from oracle: spada with fcgraft_references writes its code outside the chat "
+                        "template; set -c fcgraft_references=0")
+    examples: list[tuple[list[int], list[int]]] = []
+    for inp, row in items:
+        request = str(inp["request"])
+        replies = {str(c["node"]): str(c["reply"]) for c in oracle(row)}
+        spec = normalise_spec(extract_json(replies["write_spec"]), request)
+        calls = [(prompts.spec_messages(request), replies["write_spec"]),
+                 (prompts.code_messages(request, spec), replies["write_code"])]
+        if cfg.write_tests:
+            code = extract_code(replies["write_code"])
+            calls.append((prompts.tests_messages(request, spec, code), replies["write_tests"]))
+        for messages, reply in calls:
+            prompt = engine.prompt_ids(to_plain_messages(messages, None))
+            target = engine.core.tokenize(reply, special=False) + engine.core.tokenize(END_OF_TURN, special=True)
+            examples.append((prompt, target))
     return examples

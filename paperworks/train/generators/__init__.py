@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from paperworks.train.generators import arith, ogmar
+from paperworks.train.generators import arith, ogmar, spada
 
-GENERATORS: dict[str, ModuleType] = {"arith": arith, "ogmar": ogmar}
+GENERATORS: dict[str, ModuleType] = {"arith": arith, "ogmar": ogmar, "spada": spada}

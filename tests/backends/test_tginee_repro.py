@@ -30,7 +30,17 @@ def test_repro_tginee_quick_writes_results(tmp_path: Path) -> None:
     assert "Reconstructed" in figs["coverage_tginee"]["note"]
     for name in data["plots"]:
         assert (tmp_path / name).stat().st_size > 1000
-    assert data["elapsed_s"] < 90
+    # seeds fixed in advance and listed; nothing tuned on seeds
+    assert data["config"]["reported_seeds"] == [0, 1000] and data["config"]["validation_seeds"] == []
+    # the coverage diagnostic (quick: 8 edge draws of one n=20 truth)
+    diag = data["extra"]["coverage_diagnostic"][0]
+    assert diag["nodes"] == 20 and diag["replications"] == 8 and len(diag["edge_seeds_used"]) == 8
+    for key in ("coverage_sandwich", "coverage_empirical_sd", "coverage_sandwich_centred"):
+        c = diag[key]
+        assert 0.5 < c["mean"] <= 1.0 and c["mc_low"] <= c["mean"] <= c["mc_high"]
+        assert figs[f"diag_{key}[n=20]"]["value"] == c["mean"]
+    assert 0.2 < figs["diag_se_over_sd[n=20]"]["value"] < 3.0
+    assert data["elapsed_s"] < 600  # a hang guard; speed is a benchmark's job
 
 
 def test_repro_tginee_rejects_gpu_scale(tmp_path: Path) -> None:
@@ -41,3 +51,12 @@ def test_repro_tginee_rejects_gpu_scale(tmp_path: Path) -> None:
 
     with pytest.raises(UserError, match="scale"):
         run(tmp_path, quick=True, scale="gpu")
+
+
+def test_repro_tginee_rejects_unknown_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperworks.backends.tginee.repro import run
+    from paperworks.core.errors import UserError
+
+    monkeypatch.setenv("PAPERWORKS_TGINEE_PARTS", "table,plots")
+    with pytest.raises(UserError, match="PAPERWORKS_TGINEE_PARTS"):
+        run(tmp_path, quick=True)

@@ -142,4 +142,57 @@ def test_repro_quick(tmp_path: Path) -> None:
     assert min(plv["calm"], plv["excited"]) > max(plv["tense"], plv["disengaged"])  # coupling sets synchrony
     for name in data["plots"]:
         assert (tmp_path / name).stat().st_size > 1000
-    assert data["elapsed_s"] < 90
+    assert data["elapsed_s"] < 600  # a hang guard; speed is a benchmark's job
+
+
+@pytest.mark.slow
+def test_constraint_weight_selection_never_sees_reported_seeds(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repro chooses the constraint weight with data and initialisations of the validation seeds only: every
+    generator seed and network seed the selection touches belongs to a validation seed, none to a reported one,
+    and the reported variants are trained with the chosen weight."""
+    from paperworks.backends.vibe import repro, select
+
+    seen: dict[str, list[int]] = {"select_data": [], "select_init": [], "repro_data": [], "repro_weight": []}
+
+    def groups_recorder(key: str):  # type: ignore[no-untyped-def]
+        def record(n, split, cfg, seed):  # type: ignore[no-untyped-def]
+            seen[key].append(seed)
+            return make_groups(n, split, cfg, seed)
+        return record
+
+    def select_train(variant, train, model_cfg, cfg):  # type: ignore[no-untyped-def]
+        seen["select_init"].append(cfg.seed)
+        return train_variant(variant, train, model_cfg, cfg)
+
+    def repro_train(variant, train, model_cfg, cfg):  # type: ignore[no-untyped-def]
+        seen["repro_weight"].append(cfg.constraint_weight)
+        return train_variant(variant, train, model_cfg, cfg)
+
+    monkeypatch.setattr(select, "make_groups", groups_recorder("select_data"))
+    monkeypatch.setattr(select, "train_variant", select_train)
+    monkeypatch.setattr(repro, "make_groups", groups_recorder("repro_data"))
+    monkeypatch.setattr(repro, "train_variant", repro_train)
+    cfg = repro.VIBEReproConfig(train=VIBETrainConfig(steps=2, batch=8), n_train=16, n_test=16, seeds=(0, 1),
+                                validation_seeds=(5,), constraint_grid=(1.0, 3.0), reference=())
+    monkeypatch.setattr(repro, "_plv_by_emotion", lambda cfg: {"calm": 0.0})  # not under test here
+    res = repro.with_torch_threads(1, lambda: repro._run(tmp_path, cfg, lambda text: None))
+    assert sorted(seen["select_data"]) == [501, 503] and seen["select_init"] == [5, 5]
+    reported_data = {100 * s + k for s in cfg.seeds for k in (1, 2, 3)}
+    assert reported_data <= set(seen["repro_data"])
+    assert not set(seen["select_data"]) & reported_data
+    chosen = res.config["constraint_weight_selected"]
+    assert chosen in (1.0, 3.0) and res.figures["constraint_weight_selected"].value == chosen
+    assert set(seen["repro_weight"]) == {chosen}
+    assert res.config["reported_seeds"] == [0, 1] and res.config["validation_seeds"] == [5]
+    assert set(res.extra["validation_accuracy_out"]) == {"1.0", "3.0"}
+    with pytest.raises(UserError, match="also reported"):
+        select.select_constraint_weight((1, 5), (1.0,), (0, 1), cfg.groups, cfg.model, cfg.train, 16, 16)
+
+
+def test_repro_parts_must_include_the_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperworks.backends.vibe import repro
+
+    monkeypatch.setenv("PAPERWORKS_VIBE_PARTS", "table")  # reported rows without a clean weight choice
+    with pytest.raises(UserError, match="PAPERWORKS_VIBE_PARTS"):
+        repro.run(tmp_path, quick=True)

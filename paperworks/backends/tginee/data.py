@@ -61,8 +61,12 @@ class Network:
     """Held-out pairs."""
 
 
-def make_network(cfg: NetworkConfig, seed: int) -> Network:
-    """Draw one network (see the module docstring)."""
+def make_network(cfg: NetworkConfig, seed: int, edge_seed: int | None = None) -> Network:
+    """Draw one network (see the module docstring).
+
+    ``seed`` draws everything by default. With ``edge_seed``, ``seed`` draws the truth (factors, labels) and
+    the held-out pairs, and ``edge_seed`` only the edges: networks sharing ``seed`` then share ``Theta`` and
+    the design and differ only in ``y`` (the replications of the coverage diagnostic)."""
     if cfg.nodes < 4 or cfg.layers < 1 or cfg.rank < 2 or cfg.communities < 1:
         raise UserError("tginee data: need nodes >= 4, layers >= 1, rank >= 2, communities >= 1")
     if not 0.0 <= cfg.rho < 1.0 or not 0.0 < cfg.holdout < 1.0:
@@ -89,7 +93,8 @@ def make_network(cfg: NetworkConfig, seed: int) -> Network:
         W[:, r] = 0.3 + 1.2 * phase + 0.1 * rng.standard_normal(L)
     theta = cp_tensor(U, V, W)
     mu = mean_fn(theta, cfg.link_scale)[0]
-    z = np.sqrt(1 - cfg.rho) * rng.standard_normal((n, n, L)) + np.sqrt(cfg.rho) * rng.standard_normal((n, n, 1))
+    erng = rng if edge_seed is None else np.random.default_rng(edge_seed)
+    z = np.sqrt(1 - cfg.rho) * erng.standard_normal((n, n, L)) + np.sqrt(cfg.rho) * erng.standard_normal((n, n, 1))
     y = (ndtr(z) < mu).astype(float)
     off = ~np.eye(n, dtype=bool)
     y[~off] = 0.0

@@ -20,6 +20,7 @@ from torch import Tensor, nn
 
 from paperworks.backends.gradmem.memory import WriteResult, reconstruction_loss
 from paperworks.backends.gradmem.read import MemoryReader
+from paperworks.backends.gradmem.read import backbone as _backbone
 
 
 @dataclass
@@ -35,15 +36,6 @@ class ForwardWriterConfig:
     recon_loss: bool = False
     """Also compute the reconstruction loss of the context from the written memory (one more forward pass),
     returned as ``WriteResult.last_loss`` for an auxiliary training loss."""
-
-
-def _backbone(model: Any) -> Any:
-    """The transformer under a causal LM head (``model.model`` for Llama)."""
-    prefix = getattr(model, "base_model_prefix", "model")
-    inner = getattr(model, prefix, None)
-    if isinstance(inner, nn.Module):
-        return inner
-    raise AttributeError(f"cannot find the backbone of {type(model).__name__} (no .{prefix})")
 
 
 class ForwardWriter(MemoryReader, nn.Module):

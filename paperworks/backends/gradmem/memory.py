@@ -2,12 +2,32 @@
 
 For any transformers causal LM whose weights stay as they are: the memory ``M`` is ``m`` vectors in the
 model's input-embedding space, starting from an initial ``M0`` (a parameter, meta-learned by
-:mod:`.maml` for small models). WRITE takes ``K`` steps of an optimiser (plain SGD by default) on the
-reconstruction cross-entropy of the context given ``[M; context]`` — the last memory vector predicts the
-first context token. READ runs the model on ``[M; query]`` through ``inputs_embeds``: score a target
-(teacher-forced exact match) or generate greedily. The write differentiates the loss with respect to the
-memory only; ``create_graph=True`` keeps the inner steps on the autograd graph (MAML), otherwise the
-gradients are constants (first order).
+:mod:`.maml` for small models). READ runs the model on ``[M; query]`` through ``inputs_embeds``: score a
+target (teacher-forced exact match) or generate greedily.
+
+The write rule, checked line by line against the authors' code (github.com/yurakuratov/gradmem,
+``grad_memgpt.py``, KV preset ``scripts/run_gradmemgpt_on_kv_retrieval.sh``); we re-derived it, nothing copied:
+
+- what is optimised: only the per-sample memory ``M_b`` (``B × m × d``, every sample starting from ``M0``);
+  the model's weights (and the write head) stay fixed during the write;
+- the write loss of sample ``b``: the mean over its real context tokens of the cross-entropy of each
+  token given ``[M_b; context]`` — the last memory position predicts the first context token, padding
+  is not counted: ``L_b(M_b) = (1/n_b) Σ_t -log p(c_t | M_b, c_<t)``;
+- the gradient: of ``Σ_b L_b`` with respect to the memory, so a sample's gradient is that of its own
+  mean loss, independent of the batch size;
+- the step: plain SGD, ``M ← M - lr · g`` (lr 0.04 in the authors' KV preset), ``K`` steps (preset 2);
+  optional per-sample clipping of ``g`` to a 2-norm (``g · c / ‖g‖`` when ``‖g‖ > c``; off in their preset);
+- the write head (``write_head=True``, on in their KV preset): the write loss's logits come from a separate
+  linear vocabulary projection of the backbone's final hidden states, initialised as a copy of the LM's output
+  embedding and trained only by the outer loop (through the second-order path); READ uses the LM's own head;
+- meta-training (:mod:`.maml`): every inner step is differentiated through (``create_graph``, second order
+  through all ``K`` steps), and the outer loss is the target cross-entropy after ``[M_K; query]`` plus
+  0.5 × the write loss of the last step's input memory (their preset).
+
+Where ours differs from theirs (outer optimiser and budget, data sizes, clipping, exact-match tokens, Adam
+variant...) is listed with the reason in :data:`paperworks.backends.gradmem.differences.DEFINITION_DIFFERENCES`
+and in ``results.json`` (``extra["definition_differences"]``). ``create_graph=True`` keeps the inner steps on
+the autograd graph (MAML); ``first_order_graph`` keeps ``M0`` connected with the step gradients as constants.
 """
 
 from __future__ import annotations
@@ -21,7 +41,7 @@ import torch
 from torch import Tensor, nn
 
 from paperworks.backends._validate import BackendInputError
-from paperworks.backends.gradmem.read import MemoryReader, full_precision, with_memory
+from paperworks.backends.gradmem.read import MemoryReader, backbone, full_precision, with_memory
 
 OPTIMISERS = ("sgd", "momentum", "adam")
 
@@ -46,6 +66,10 @@ class GradMemConfig:
     """Clip each sample's memory gradient to this 2-norm (None: no clipping)."""
     init_std: float = 0.02
     """Standard deviation of a freshly drawn ``M0`` (when no initial memory is given)."""
+    write_head: bool = False
+    """Compute the write loss with a separate vocabulary projection of the backbone's final hidden states,
+    initialised as a copy of the LM's output embedding and learned by the outer loop (the authors' KV preset);
+    False: with the LM's own head (the only choice for a frozen pretrained LM without meta-training)."""
 
 
 @dataclass
@@ -64,16 +88,20 @@ class WriteResult:
 
 
 def reconstruction_loss(model: Any, memory: Tensor, ctx_embeds: Tensor, ctx_ids: Tensor,
-                        ctx_mask: Tensor, prefix_ids: Tensor | None = None) -> Tensor:
+                        ctx_mask: Tensor, prefix_ids: Tensor | None = None, head: nn.Module | None = None) -> Tensor:
     """Per-sample mean cross-entropy of the context tokens given ``[prefix; memory; context]``: ``(B,)``.
 
     ``ctx_embeds`` are the context's input embeddings ``(B, S, d)``, ``ctx_ids`` its ids ``(B, S)`` and
     ``ctx_mask`` ``(B, S)`` marks real tokens (right padding). ``prefix_ids``: optional fixed tokens before
-    the memory."""
+    the memory. ``head``: a write head applied to the backbone's final hidden states instead of the LM head."""
     b = memory.shape[0]
     x, m = with_memory(model, memory, ctx_embeds, prefix_ids)
     attn = torch.cat([torch.ones(b, m, dtype=ctx_mask.dtype, device=ctx_mask.device), ctx_mask], dim=1)
-    logits = full_precision(model(inputs_embeds=x, attention_mask=attn).logits[:, m - 1:-1])  # predicts ctx
+    if head is None:
+        logits = model(inputs_embeds=x, attention_mask=attn).logits[:, m - 1:-1]  # predicts ctx
+    else:
+        logits = head(backbone(model)(inputs_embeds=x, attention_mask=attn).last_hidden_state[:, m - 1:-1])
+    logits = full_precision(logits)
     tok = nn.functional.cross_entropy(logits.transpose(1, 2), ctx_ids, reduction="none")
     maskf = ctx_mask.to(tok.dtype)
     return (tok * maskf).sum(1) / maskf.sum(1).clamp(min=1.0)
@@ -147,6 +175,13 @@ class GradMem(MemoryReader, nn.Module):
             raise BackendInputError("initial memory contains NaN or infinity")
         w = model.get_input_embeddings().weight
         self.mem0 = nn.Parameter(init.detach().clone().to(device=w.device, dtype=w.dtype))
+        self.write_head: nn.Linear | None = None
+        if self.cfg.write_head:
+            out_w = (model.get_output_embeddings() or model.get_input_embeddings()).weight
+            self.write_head = nn.Linear(out_w.shape[1], out_w.shape[0], bias=False,
+                                        device=out_w.device, dtype=out_w.dtype)
+            with torch.no_grad():
+                self.write_head.weight.copy_(out_w.detach())
 
     def write(self, ctx_ids: Tensor, ctx_mask: Tensor | None = None, *, steps: int | None = None,
               lr: float | None = None, create_graph: bool = False, first_order_graph: bool = False,
@@ -181,7 +216,8 @@ class GradMem(MemoryReader, nn.Module):
             grad_norms: list[float] = []
             last: Tensor | None = None
             for k in range(1, k_steps + 1):
-                per_sample = reconstruction_loss(self.model, mem, emb, ctx_ids, ctx_mask, prefix_ids)
+                per_sample = reconstruction_loss(self.model, mem, emb, ctx_ids, ctx_mask, prefix_ids,
+                                                 self.write_head)
                 losses.append(float(per_sample.detach().mean()))
                 (g,) = torch.autograd.grad(per_sample.sum(), mem, create_graph=create_graph)
                 last = per_sample
@@ -194,7 +230,7 @@ class GradMem(MemoryReader, nn.Module):
             if track_final:
                 with torch.no_grad():
                     losses.append(float(reconstruction_loss(self.model, mem.detach(), emb.detach(), ctx_ids,
-                                                            ctx_mask, prefix_ids).mean()))
+                                                            ctx_mask, prefix_ids, self.write_head).mean()))
         return WriteResult(memory=mem if keep else mem.detach(), losses=losses, grad_norms=grad_norms,
                            last_loss=last)
 
@@ -215,5 +251,6 @@ class GradMem(MemoryReader, nn.Module):
         return mem - lr * m_hat / ((v_hat + 1e-16).sqrt() + 1e-8)
 
     def memory_parameters(self) -> int:
-        """Trainable numbers that hold memory state: ``m × d`` (the initial memory)."""
+        """Numbers that hold memory state: ``m × d`` (the initial memory; the write head, when on, is a
+        meta-learned part of the writer, not memory)."""
         return self.mem0.numel()

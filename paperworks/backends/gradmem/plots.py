@@ -15,13 +15,17 @@ def _pyplot() -> Any:
     return plt
 
 
-def plot_em_vs_pairs(em: dict[str, dict[int, float]], path: Path, title: str) -> None:
-    """Exact match against the number of pairs, one line per writer (``em[label][n_pairs]``)."""
+def plot_em_vs_pairs(em: dict[str, dict[int, float]], path: Path, title: str,
+                     se: dict[str, dict[int, float]] | None = None) -> None:
+    """Exact match against the number of pairs, one line per writer (``em[label][n_pairs]``), with standard
+    error bars from ``se`` (same keys) when given."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, by_n in em.items():
         ns = sorted(by_n)
-        ax.plot(ns, [by_n[n] for n in ns], marker="o", ls="--" if "forward" in label.lower() else "-", label=label)
+        err = [se[label][n] for n in ns] if se else None
+        ax.errorbar(ns, [by_n[n] for n in ns], yerr=err, marker="o", capsize=3,
+                    ls="--" if "forward" in label.lower() else "-", label=label)
     ax.set_xscale("log", base=2)
     all_ns = sorted({n for by_n in em.values() for n in by_n})
     ax.set_xticks(all_ns, [str(n) for n in all_ns])
@@ -76,6 +80,42 @@ def plot_training(curves: dict[str, list[float]], path: Path) -> None:
     ax.set_ylabel("outer loss (target CE + weighted reconstruction)")
     ax.set_title("Meta-training on the key–value task (curriculum over pairs)", fontsize=10)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_capacity_grid(grid: dict[str, Any], path: Path, title: str) -> None:
+    """The capacity diagnostic: left, exact match averaged over sizes against the memory size m (one line per
+    number of meta-training steps); right, exact match against pairs at each m's largest step count.
+    ``grid["m=4"]["300"]`` holds ``mean``/``se`` per pairs and ``mean_em``/``mean_em_se``."""
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    ms = sorted(int(k.split("=")[1]) for k in grid)
+    steps = sorted({int(s) for cells in grid.values() for s in cells})
+    for st in steps:
+        xs = [m for m in ms if str(st) in grid[f"m={m}"]]
+        cells = [grid[f"m={m}"][str(st)] for m in xs]
+        left.errorbar(xs, [c["mean_em"] for c in cells], yerr=[c["mean_em_se"] for c in cells], marker="o",
+                      capsize=3, label=f"{st} meta-training steps")
+    left.set_xscale("log", base=2)
+    left.set_xticks(ms, [str(m) for m in ms])
+    left.set_xlabel("memory vectors m")
+    left.set_ylabel("exact match, mean over sizes")
+    left.set_ylim(-0.02, 1.02)
+    left.legend(fontsize=8)
+    for m in ms:
+        last = max(grid[f"m={m}"], key=int)
+        cell = grid[f"m={m}"][last]
+        ns = sorted(int(n) for n in cell["mean"])
+        right.errorbar(ns, [cell["mean"][str(n)] for n in ns], yerr=[cell["se"][str(n)] for n in ns], marker="o",
+                       capsize=3, label=f"m={m}, {last} steps")
+    right.set_xscale("log", base=2)
+    right.set_xlabel("key–value pairs in the context")
+    right.set_ylabel("exact match")
+    right.set_ylim(-0.02, 1.02)
+    right.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

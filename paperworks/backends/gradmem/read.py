@@ -31,6 +31,16 @@ def full_precision(x: Tensor) -> Tensor:
     return x if x.dtype in (torch.float32, torch.float64) else x.float()
 
 
+def backbone(model: Any) -> Any:
+    """The transformer under a causal LM head (``model.model`` for Llama): its output's
+    ``last_hidden_state`` is what the LM head projects to the vocabulary."""
+    prefix = getattr(model, "base_model_prefix", "model")
+    inner = getattr(model, prefix, None)
+    if isinstance(inner, nn.Module):
+        return inner
+    raise AttributeError(f"cannot find the backbone of {type(model).__name__} (no .{prefix})")
+
+
 def with_memory(model: Any, memory: Tensor | None, embeds: Tensor,
                 prefix_ids: Tensor | None = None) -> tuple[Tensor, int]:
     """``[prefix; memory; embeds]`` as input embeddings, and how many positions precede ``embeds``.

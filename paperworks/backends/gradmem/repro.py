@@ -1,38 +1,60 @@
 """``paperworks repro gradmem``: (1) a tiny Llama meta-trained on key–value retrieval on this CPU — exact
 match against the number of pairs for GradMem with K ∈ {1, 2, 5} and for the forward writer of the same
-memory size; (2) frozen SmolLM2-135M — exact match against write steps on generated stories.
+memory size, mean ± standard error over the reported seeds; (2) the capacity diagnostic — the K = 2 writer's
+exact match against the memory size ``m`` and the number of meta-training steps (:mod:`.capacity`; the grid is
+set by ``PAPERWORKS_GRADMEM_GRID``); (3) frozen SmolLM2-135M — exact match against write steps on generated
+stories.
 
-Protocol (1). One randomly initialised tiny Llama (seeded) and one ``M0``; each writer gets its own copy and
-is meta-trained for the same number of outer steps with the same recipe: AdamW on the target cross-entropy
-plus 0.5 × the write's reconstruction loss (the authors' preset), a gated curriculum over pairs (the next size
-unlocks once the newest reaches 60% training exact match), the model's weights and ``M0`` both trained
-(GradMem: second-order MAML through its ``K`` inner SGD steps at the authors' inner lr 0.04, each sample's
-inner gradient clipped to norm 1). Evaluation on
-held-out contexts of each size, every pair queried; then the K = 2 writer is read after more (or fewer)
-write steps than it was trained with, and the forward writer after more passes. Protocol (2) is in
+Protocol (1). Per reported seed, one randomly initialised tiny Llama and one ``M0``; each writer gets its own
+copy and is meta-trained for the same number of outer steps with the same recipe: AdamW on the target
+cross-entropy plus 0.5 × the write's reconstruction loss (the authors' preset), a gated curriculum over pairs
+(the next size unlocks once the newest reaches 60% training exact match), the model's weights and ``M0`` both
+trained (GradMem: second-order MAML through its ``K`` inner SGD steps at the authors' inner lr 0.04 with the
+authors' write head, each sample's inner gradient clipped to norm 1). Evaluation on held-out contexts of each
+size, every pair queried; then the K = 2 writer is read after more (or fewer) write steps than it was trained
+with, and the forward writer after more passes. Seeds: the reported seeds were fixed before any run; the
+hyperparameters that trial runs chose (outer lr, inner clipping, gate) were looked at on the validation seed
+only, which is not reported. How this differs from the authors' code: :mod:`.differences`. Protocol (3) is in
 :mod:`.lm_stories`.
+
+Sizes for a busy CPU, as environment variables (all recorded in ``results.json``'s ``config``):
+``PAPERWORKS_GRADMEM_GRID`` (the grid), ``PAPERWORKS_GRADMEM_GRID_SEEDS`` (seeds of the grid cells beyond
+``m = n_mem``), ``PAPERWORKS_GRADMEM_WORKERS`` (processes side by side; the same numbers) and
+``PAPERWORKS_GRADMEM_STORY`` (``run``, ``reuse`` the previous part (3) unchanged, ``off``).
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import time
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from paperworks.backends._validate import BackendInputError
+from paperworks.backends.gradmem.capacity import grid_spec, parse_grid, train_with_checkpoints
 from paperworks.backends.gradmem.data import ALPHABET, CharTokenizer, KVTaskConfig
 from paperworks.backends.gradmem.forward import ForwardWriter, ForwardWriterConfig
+from paperworks.backends.gradmem.kv_report import KVAcc, kv_report
 from paperworks.backends.gradmem.lm_stories import StoryExpConfig, run_story_experiment
 from paperworks.backends.gradmem.maml import MetaTrainConfig, kv_exact_match, meta_train
 from paperworks.backends.gradmem.memory import GradMem, GradMemConfig
-from paperworks.backends.gradmem.plots import plot_em_vs_pairs, plot_story_steps, plot_training
+from paperworks.backends.gradmem.plots import plot_story_steps
 from paperworks.backends.gradmem.tiny import tiny_llama
 from paperworks.backends.repro import Figure, Progress, ReproResult, no_progress, with_torch_threads
 from paperworks.core.tracking import scope
 
+STORY_ENV = "PAPERWORKS_GRADMEM_STORY"
+"""Environment variable: ``run`` (default), ``reuse`` or ``off`` for part (3) (see ``story_mode``)."""
+GRID_SEEDS_ENV = "PAPERWORKS_GRADMEM_GRID_SEEDS"
+"""Environment variable: comma-separated reported seeds for the grid cells beyond ``m = n_mem``."""
+WORKERS_ENV = "PAPERWORKS_GRADMEM_WORKERS"
+"""Environment variable: processes that run the seeds and grid cells side by side (default 1: in this process)."""
 
 @dataclass
 class GradMemReproConfig:
@@ -57,7 +79,9 @@ class GradMemReproConfig:
     inner_clip_norm: float | None = 1.0
     """Clip each sample's inner memory gradient to this 2-norm (the authors' code has the option, off in
     their preset). Unclipped, K = 5 learned one pair and then collapsed after an inner-gradient spike (norm
-    ~40) in a trial run; clipped, it trained stably. Applied to every K alike."""
+    ~40) in a trial run on the validation seed; clipped, it trained stably. Applied to every K alike."""
+    write_head: bool = True
+    """GradMem's write loss through a separate, meta-learned vocabulary head (the authors' KV preset)."""
     gradmem_steps: tuple[int, ...] = (1, 2, 5)
     """One GradMem writer meta-trained per K."""
     forward_passes: int = 1
@@ -69,7 +93,7 @@ class GradMemReproConfig:
     batch: int = 16
     """Contexts per outer step."""
     lr: float = 1e-3
-    """Outer AdamW learning rate (3e-3 stalled in a trial run)."""
+    """Outer AdamW learning rate (3e-3 stalled in a trial run on the validation seed)."""
     recon_weight: float = 0.5
     """Weight of the write's reconstruction loss in the outer loss, for every writer (the authors' GradMem
     preset: 0.5; the forward writer computes it from its written memory)."""
@@ -81,33 +105,57 @@ class GradMemReproConfig:
     """Pairs evaluated (16 is beyond training)."""
     eval_contexts: int = 64
     """Held-out contexts per size (every pair of each queried)."""
-    seed: int = 0
-    """Seed of the model and the training data (evaluation uses ``seed + 1000``)."""
+    reported_seeds: tuple[int, ...] = (1, 2, 3)
+    """Seeds whose results are reported (mean ± standard error), fixed before any run. A seed sets the model,
+    ``M0`` and the training data; evaluation contexts come from ``seed + 1000``."""
+    validation_seeds: tuple[int, ...] = (0,)
+    """Seeds that trial runs looked at to choose hyperparameters; never reported."""
+    grid: str = "m=4,8,16,32;steps=100,300"
+    """The capacity diagnostic: memory sizes and meta-training steps (checkpoints of one K = 2 run per m and
+    seed), as parsed by :func:`.capacity.parse_grid`; ``PAPERWORKS_GRADMEM_GRID`` replaces it."""
+    workers: int = 1
+    """Processes that run the seeds and grid cells side by side (``PAPERWORKS_GRADMEM_WORKERS``); curves
+    recorded by ``track`` in other processes reach ``results.json`` through ``extra`` only."""
     threads: int = 1
     """torch CPU threads during the run (1: the cores are shared; more threads oversubscribe them)."""
     story: StoryExpConfig = field(default_factory=StoryExpConfig)
     """The frozen-LM experiment."""
     run_story: bool = True
-    """Run part (2) (needs the embedded SmolLM2-135M)."""
+    """Run part (3) (needs the embedded SmolLM2-135M)."""
+    story_mode: str = "run"
+    """``run`` part (3); ``reuse``: copy part (3)'s figures, plot and data unchanged from the ``results.json``
+    already in the output folder, each note saying so (``PAPERWORKS_GRADMEM_STORY``; for a CPU too busy to
+    re-run it); ``off``: skip it."""
+    grid_seeds: tuple[int, ...] | None = None
+    """Seeds of the grid cells that the main comparison does not cover (None: the reported seeds;
+    ``PAPERWORKS_GRADMEM_GRID_SEEDS``, a subset of the reported seeds, when time is short)."""
 
 
 def preset(quick: bool) -> GradMemReproConfig:
-    """Default (several minutes on a shared 2-core CPU) or ``quick`` (well under a minute)."""
+    """Default (tens of minutes on a shared 2-core CPU) or ``quick`` (about a minute)."""
     if quick:
         return GradMemReproConfig(layers=2, hidden=64, train_steps=40, batch=8, train_pairs=(1, 2),
                                   eval_pairs=(1, 2, 4), eval_contexts=16, test_steps=(1, 2, 5),
+                                  reported_seeds=(1,), grid="m=4,8;steps=20,40",
                                   story=StoryExpConfig(candidates=4, keep=2, steps=(0, 1, 2)))
     return GradMemReproConfig()
 
 
-def _writers(cfg: GradMemReproConfig, vocab: int) -> dict[str, Any]:
-    base = tiny_llama(vocab, layers=cfg.layers, heads=cfg.heads, hidden=cfg.hidden, seed=cfg.seed)
-    torch.manual_seed(cfg.seed + 1)
-    init = torch.randn(cfg.n_mem, cfg.hidden) * 0.02  # the same M0 for every writer
-    out: dict[str, Any] = {}
-    for k in cfg.gradmem_steps:
-        gcfg = GradMemConfig(n_mem=cfg.n_mem, steps=k, inner_lr=cfg.inner_lr, clip_norm=cfg.inner_clip_norm)
-        out[f"GradMem K={k}"] = GradMem(copy.deepcopy(base), gcfg, init=init)
+def _base(cfg: GradMemReproConfig, vocab: int, seed: int, n_mem: int) -> tuple[Any, torch.Tensor]:
+    base = tiny_llama(vocab, layers=cfg.layers, heads=cfg.heads, hidden=cfg.hidden, seed=seed)
+    torch.manual_seed(seed + 1)
+    return base, torch.randn(n_mem, cfg.hidden) * 0.02  # the same M0 for every writer of a seed
+
+
+def _gradmem(cfg: GradMemReproConfig, base: Any, init: torch.Tensor, k: int) -> GradMem:
+    gcfg = GradMemConfig(n_mem=init.shape[0], steps=k, inner_lr=cfg.inner_lr, clip_norm=cfg.inner_clip_norm,
+                         write_head=cfg.write_head)
+    return GradMem(copy.deepcopy(base), gcfg, init=init)
+
+
+def _writers(cfg: GradMemReproConfig, vocab: int, seed: int) -> dict[str, Any]:
+    base, init = _base(cfg, vocab, seed, cfg.n_mem)
+    out: dict[str, Any] = {f"GradMem K={k}": _gradmem(cfg, base, init, k) for k in cfg.gradmem_steps}
     fcfg = ForwardWriterConfig(n_mem=cfg.n_mem, passes=cfg.forward_passes, recon_loss=cfg.recon_weight > 0)
     out[f"Forward writer ({cfg.forward_passes} pass)"] = ForwardWriter(copy.deepcopy(base), fcfg, init=init)
     return out
@@ -116,106 +164,171 @@ def _writers(cfg: GradMemReproConfig, vocab: int) -> dict[str, Any]:
 def run(out: Path, quick: bool = False, scale: str = "cpu", progress: Progress = no_progress) -> ReproResult:
     """Run the experiment into ``out``; see the module docstring."""
     cfg = preset(quick)
+    spec = grid_spec()
+    workers = os.environ.get(WORKERS_ENV)
+    if workers is not None and not (workers.isdigit() and int(workers) >= 1):
+        raise BackendInputError(f"{WORKERS_ENV} must be an integer >= 1, got {workers!r}")
+    cfg = replace(cfg, grid=cfg.grid if spec is None else spec,
+                  workers=cfg.workers if workers is None else int(workers))
+    story = os.environ.get(STORY_ENV, cfg.story_mode)
+    if story not in ("run", "reuse", "off"):
+        raise BackendInputError(f"{STORY_ENV} must be run, reuse or off, got {story!r}")
+    cfg = replace(cfg, story_mode=story, run_story=cfg.run_story and story != "off")
+    seeds = os.environ.get(GRID_SEEDS_ENV)
+    if seeds is not None:
+        try:
+            chosen = tuple(int(x) for x in seeds.split(",") if x.strip())
+        except ValueError:
+            chosen = ()
+        if not chosen or not set(chosen) <= set(cfg.reported_seeds):
+            raise BackendInputError(f"{GRID_SEEDS_ENV} must list reported seeds {list(cfg.reported_seeds)}, "
+                                    f"got {seeds!r}")
+        cfg = replace(cfg, grid_seeds=chosen)
+    parse_grid(cfg.grid)  # one-line error for a bad spec before anything runs
     return with_torch_threads(cfg.threads, lambda: _run(out, cfg, progress))
+
+
+def _task_data(cfg: GradMemReproConfig) -> tuple[KVTaskConfig, CharTokenizer]:
+    task = KVTaskConfig(key_len=cfg.key_len, value_len=cfg.value_len, alphabet=cfg.alphabet)
+    return task, CharTokenizer(cfg.alphabet)
+
+
+def _train_cfg(cfg: GradMemReproConfig, seed: int, steps: int) -> MetaTrainConfig:
+    return MetaTrainConfig(steps=steps, batch=cfg.batch, lr=cfg.lr, pairs=cfg.train_pairs, seed=seed,
+                           recon_weight=cfg.recon_weight, curriculum=cfg.curriculum)
+
+
+def _test_em(cfg: GradMemReproConfig, writer: Any, tok: CharTokenizer, task: KVTaskConfig, seed: int,
+             name: str, option: str) -> dict[str, dict[int, float]]:
+    opts: dict[str, Any] = {}
+    table: dict[str, dict[int, float]] = {}
+    for s in cfg.test_steps:
+        opts[option] = s
+        table[name.format(s)] = {n: kv_exact_match(writer, tok, task, n, cfg.eval_contexts, seed + 1000, **opts)
+                                 for n in cfg.eval_pairs}
+    return table
+
+
+def kv_task(cfg: GradMemReproConfig, kind: str, seed: int, m: int = 0, only: str | None = None) -> dict[str, Any]:
+    """One independent piece of the key–value part (run here or in a worker process), as plain data.
+
+    ``kind="main"``: every writer of the comparison for ``seed`` (the K = 2 writer also gives the grid's cells
+    of ``m = n_mem``: it is evaluated at its checkpoints and, at ``train_steps``, read with other step counts);
+    ``only``: just the writer of that label (the same numbers as within the whole task).
+    ``kind="grid"``: the K = 2 writer with ``m`` memory vectors, evaluated at the grid's checkpoints for ``m``."""
+    torch.set_num_threads(cfg.threads)
+    task, tok = _task_data(cfg)
+    grid = parse_grid(cfg.grid)
+    out: dict[str, Any] = {"seed": seed, "em": {}, "test_em": {}, "curves": {}, "times": {}, "reached": {},
+                           "grid": {}}
+    if kind == "grid":
+        base, init = _base(cfg, tok.vocab_size, seed, m)
+        with scope(f"grid/m{m}/seed{seed}"):
+            _, em, _ = train_with_checkpoints(_gradmem(cfg, base, init, 2), tok, task, _train_cfg(cfg, seed, 0),
+                                              grid[m], cfg.eval_pairs, cfg.eval_contexts, seed + 1000)
+        out["grid"][m] = em
+        return out
+    writers = _writers(cfg, tok.vocab_size, seed)
+    out["memory_parameters"] = {k: w.memory_parameters() for k, w in writers.items()}
+    k2 = "GradMem K=2" if "GradMem K=2" in writers else next(iter(writers))
+    k2_name = "GradMem K=2, {} steps at test"
+    for label, writer in writers.items():
+        if only is not None and label != only:
+            continue
+        with scope(f"kv/seed{seed}/{label}"):
+            if label == "GradMem K=2" and cfg.n_mem in grid:
+                def at_ckpt(step: int, w: Any = writer) -> None:
+                    if step == cfg.train_steps:
+                        out["test_em"].update(_test_em(cfg, w, tok, task, seed, k2_name, "steps"))
+                marks = tuple(grid[cfg.n_mem]) + (cfg.train_steps,)
+                hist, em, cpu = train_with_checkpoints(writer, tok, task, _train_cfg(cfg, seed, 0), marks,
+                                                       cfg.eval_pairs, cfg.eval_contexts, seed + 1000, at_ckpt)
+                out["grid"][cfg.n_mem] = {s: em[s] for s in grid[cfg.n_mem]}
+                out["em"][label], out["times"][label] = em[cfg.train_steps], cpu[cfg.train_steps]
+                hist = hist[:cfg.train_steps]
+            else:
+                start = time.process_time()
+                hist = meta_train(writer, tok, task, _train_cfg(cfg, seed, cfg.train_steps))
+                out["times"][label] = time.process_time() - start
+                out["em"][label] = {n: kv_exact_match(writer, tok, task, n, cfg.eval_contexts, seed + 1000)
+                                    for n in cfg.eval_pairs}
+                if label == k2:
+                    out["test_em"].update(_test_em(cfg, writer, tok, task, seed, k2_name, "steps"))
+        out["curves"][label] = [h["loss"] for h in hist]
+        out["reached"][label] = int(hist[-1]["unlocked"])
+    fw_label, fw = next((label, w) for label, w in writers.items() if label.startswith("Forward"))
+    if only is None or only == fw_label:
+        out["test_em"].update(_test_em(cfg, fw, tok, task, seed, "Forward writer, {} passes at test", "passes"))
+    return out
+
+
+def _tasks(cfg: GradMemReproConfig) -> list[tuple[str, int, int, str | None]]:
+    """One task per (seed, writer) of the main comparison and per grid cell it does not cover, the most
+    expensive first (more memory, more write steps) so that parallel workers finish together."""
+    grid = parse_grid(cfg.grid)
+    labels = [f"GradMem K={k}" for k in cfg.gradmem_steps] + [f"Forward writer ({cfg.forward_passes} pass)"]
+    covered = cfg.n_mem if "GradMem K=2" in labels else None
+    seeds = cfg.grid_seeds if cfg.grid_seeds is not None else cfg.reported_seeds
+    tasks: list[tuple[float, tuple[str, int, int, str | None]]] = []
+    for s in cfg.reported_seeds:
+        for label in labels:
+            k = int(label.split("=")[1]) if label.startswith("GradMem") else 1
+            cost = cfg.n_mem * k * (max(grid.get(cfg.n_mem, (0,)) + (cfg.train_steps,)) if k == 2 else cfg.train_steps)
+            tasks.append((cost, ("main", s, 0, label)))
+    for m in grid:
+        if m != covered:
+            tasks += [(m * 2 * max(grid[m]), ("grid", s, m, None)) for s in seeds]
+    return [t for _, t in sorted(tasks, key=lambda x: -x[0])]
 
 
 def _run(out: Path, cfg: GradMemReproConfig, progress: Progress) -> ReproResult:
     out.mkdir(parents=True, exist_ok=True)
     res = ReproResult(name="gradmem", config=asdict(cfg))
-    task = KVTaskConfig(key_len=cfg.key_len, value_len=cfg.value_len, alphabet=cfg.alphabet)
-    tok = CharTokenizer(cfg.alphabet)
-    writers = _writers(cfg, tok.vocab_size)
-    em: dict[str, dict[int, float]] = {}
-    curves: dict[str, list[float]] = {}
-    times: dict[str, float] = {}
-    reached: dict[str, int] = {}
-    train_cfg = MetaTrainConfig(steps=cfg.train_steps, batch=cfg.batch, lr=cfg.lr, pairs=cfg.train_pairs,
-                                seed=cfg.seed, recon_weight=cfg.recon_weight, curriculum=cfg.curriculum)
-    for label, writer in writers.items():
-        progress(f"kv: meta-training {label} ({cfg.train_steps} steps)")
-        start = time.process_time()
-        with scope(f"kv/{label}"):
-            hist = meta_train(writer, tok, task, train_cfg)
-        times[label] = time.process_time() - start
-        curves[label] = [h["loss"] for h in hist]
-        reached[label] = int(hist[-1]["unlocked"])
-        em[label] = {n: kv_exact_match(writer, tok, task, n, cfg.eval_contexts, cfg.seed + 1000)
-                     for n in cfg.eval_pairs}
-    progress("kv: test-time steps and passes")
-    k2 = "GradMem K=2" if "GradMem K=2" in writers else next(iter(writers))
-    fw = next(w for label, w in writers.items() if label.startswith("Forward"))
-    test_em = {f"{k2}, {s} steps at test": {n: kv_exact_match(writers[k2], tok, task, n, cfg.eval_contexts,
-                                                              cfg.seed + 1000, steps=s) for n in cfg.eval_pairs}
-               for s in cfg.test_steps}
-    test_em.update({f"Forward writer, {p} passes at test": {
-        n: kv_exact_match(fw, tok, task, n, cfg.eval_contexts, cfg.seed + 1000, passes=p)
-        for n in cfg.eval_pairs} for p in cfg.test_steps})
-    plot_em_vs_pairs(em, out / "kv_em_vs_pairs.png",
-                     f"Tiny Llama L{cfg.layers} d{cfg.hidden}, m={cfg.n_mem}: exact match vs pairs")
-    plot_em_vs_pairs(test_em, out / "kv_test_steps.png", "Test-time write steps (GradMem) vs passes (forward)")
-    plot_training(curves, out / "kv_training.png")
-    res.plots += ["kv_em_vs_pairs.png", "kv_test_steps.png", "kv_training.png"]
-    _kv_figures(res, cfg, em, test_em, times, k2, reached)
-    res.extra.update({"kv_em": _keys(em), "kv_test_em": _keys(test_em), "kv_train_loss": curves,
-                      "kv_train_cpu_s": times, "kv_curriculum_reached": reached,
-                      "memory_parameters": {k: w.memory_parameters()
-                                                                      for k, w in writers.items()}})
-    if cfg.run_story:
-        _story(res, cfg, out, progress)
+    acc = KVAcc()
+    tasks = _tasks(cfg)
+    name = lambda kind, seed, m, only: f"{kind} seed {seed}" + (f", m={m}" if kind == "grid" else f", {only}")  # noqa: E731
+    if cfg.workers <= 1:
+        for task in tasks:
+            progress(f"kv: {name(*task)}")
+            acc.merge(kv_task(cfg, *task))
+        _story_part(res, cfg, out, progress)
+    else:
+        progress(f"kv: {len(tasks)} tasks in {cfg.workers} processes")
+        with ProcessPoolExecutor(max_workers=cfg.workers, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(kv_task, cfg, *task) for task in tasks]
+            _story_part(res, cfg, out, progress)  # meanwhile, in this process
+            for task, fut in zip(tasks, futures, strict=True):
+                acc.merge(fut.result())
+                progress(f"kv: done {name(*task)}")
+    kv_report(res, cfg, acc, out)
     return res
 
 
-def _keys(table: dict[str, dict[int, float]]) -> dict[str, dict[str, float]]:
-    return {label: {str(n): v for n, v in row.items()} for label, row in table.items()}
+def _story_part(res: ReproResult, cfg: GradMemReproConfig, out: Path, progress: Progress) -> None:
+    if cfg.story_mode == "reuse":
+        _reuse_story(res, out)
+    elif cfg.run_story:
+        _story(res, cfg, out, progress)
 
 
-def capacity(row: dict[int, float], threshold: float = 0.5) -> int:
-    """The largest number of pairs whose exact match is at least ``threshold`` (0 when none)."""
-    return max((n for n, v in row.items() if v >= threshold), default=0)
+def _reuse_story(res: ReproResult, out: Path) -> None:
+    """Part (3) copied from the previous ``results.json`` in ``out`` (its code is unchanged), each note saying so."""
+    import json
 
-
-def _mean(row: dict[int, float]) -> float:
-    return round(sum(row.values()) / max(len(row), 1), 4)
-
-
-def _kv_figures(res: ReproResult, cfg: GradMemReproConfig, em: dict[str, dict[int, float]],
-                test_em: dict[str, dict[int, float]], times: dict[str, float], k2: str,
-                reached: dict[str, int]) -> None:
-    f = res.figures
-    fw_label = next(label for label in em if label.startswith("Forward"))
-    largest = max(cfg.eval_pairs)
-    for label, row in em.items():
-        for n, v in row.items():
-            f[f"kv_em[{label}, {n} pairs]"] = Figure(round(v, 4), note=f"{cfg.eval_contexts} held-out contexts, "
-                                                     f"every pair queried; chance {1 / len(cfg.alphabet):.3f}")
-        f[f"kv_capacity_50[{label}]"] = Figure(capacity(row), unit="pairs",
-                                               note="largest tested size with exact match >= 50%")
-        f[f"kv_train_cpu_s[{label}]"] = Figure(round(times[label], 1), unit="s",
-                                               note=f"{cfg.train_steps} outer steps, process CPU time")
-        f[f"kv_curriculum_reached[{label}]"] = Figure(reached[label], unit="pairs",
-                                                      note="largest training size unlocked by the gated curriculum")
-    best = max((label for label in em if label.startswith("GradMem")), key=lambda lb: sum(em[lb].values()))
-    f["kv_best_gradmem_em_at_largest"] = Figure(
-        round(em[best][largest], 4), paper="96 pairs at 88.4% exact match (m=8, K=2, 4-layer Llama, 1M samples)",
-        note=f"{best} at {largest} pairs, after {cfg.train_steps} CPU outer steps on <= {max(cfg.train_pairs)} pairs "
-             f"(1-char keys/values); far smaller training than the paper's, so far fewer pairs")
-    gaps = {n: em[k2][n] - em[fw_label][n] for n in cfg.eval_pairs}
-    f["kv_gradmem_minus_forward_mean"] = Figure(
-        round(sum(gaps.values()) / len(gaps), 4), paper="GradMem beats forward-only writers of the same memory size",
-        note=f"mean over sizes of EM({k2}) - EM({fw_label}); per size: "
-             + ", ".join(f"{n}: {g:+.3f}" for n, g in gaps.items()))
-    ks = sorted(k for k in cfg.gradmem_steps)
-    f["kv_mean_em_by_train_K"] = Figure(
-        ", ".join(f"K={k}: {_mean(em[f'GradMem K={k}']):.3f}" for k in ks),
-        paper="more gradient steps scale capacity far better than repeated forward writes",
-        note=f"exact match averaged over {list(cfg.eval_pairs)} pairs, one writer meta-trained per K (capacity at "
-             ">= 50%: " + ", ".join(f"K={k}: {capacity(em[f'GradMem K={k}'])}" for k in ks) + ")")
-    for label, row in test_em.items():
-        f[f"kv_mean_em[{label}]"] = Figure(
-            _mean(row), paper="more gradient steps scale capacity far better than repeated forward writes"
-            if label == next(iter(test_em)) else None,
-            note=f"the trained writer read after this many write steps / passes; mean over {list(cfg.eval_pairs)} "
-                 "pairs; per size: " + ", ".join(f"{n}: {v:.3f}" for n, v in row.items()))
+    old = out / "results.json"
+    if not old.is_file():
+        raise BackendInputError(f"{STORY_ENV}=reuse needs a previous {old}")
+    data = json.loads(old.read_text())
+    origin = f"carried over unchanged from the previous run ({data.get('command')}, {data.get('elapsed_s')} s); "
+    for key, fig in data.get("figures", {}).items():
+        if key.startswith("story"):
+            res.figures[key] = Figure(fig["value"], paper=fig.get("paper"), unit=fig.get("unit", ""),
+                                      note=origin + "not re-run: " + fig.get("note", ""))
+    if "story" in data.get("extra", {}):
+        res.extra["story"] = data["extra"]["story"]
+        res.extra["story_source"] = origin.rstrip("; ")
+    if "story_em_vs_steps.png" in data.get("plots", []) and (out / "story_em_vs_steps.png").is_file():
+        res.plots.append("story_em_vs_steps.png")
 
 
 def _story(res: ReproResult, cfg: GradMemReproConfig, out: Path, progress: Progress) -> None:

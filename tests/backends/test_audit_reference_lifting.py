@@ -66,9 +66,9 @@ def test_bad_input_raises_one_line_error(call, match: str) -> None:  # type: ign
 
 
 def test_repro_scores_a_diverged_rollout_as_infinite() -> None:
-    from paperworks.backends.lifting.repro import _per_time_or_inf
+    from paperworks.backends.lifting.repro import _w2_or_inf
 
     gen = np.zeros((4, 3, 1))
     gen[0, 2, 0] = np.inf
-    out = _per_time_or_inf(w2_1d, gen, np.ones((4, 3, 1)))
+    out = _w2_or_inf(gen, np.ones((4, 3, 1)))
     assert out.tolist() == [1.0, 1.0, np.inf]

@@ -8,11 +8,14 @@ Modules (torch loads only when one of them is imported):
   by Euler–Maruyama;
 - ``model`` — the lifted MLP (label by concatenation or per-block embedding), the deterministic regressor
   (``label_dim = 0``), the conditional-Gaussian head, and a small lifted conv net for 1-D fields;
-- ``train`` — Adam with cosine decay to near interpolation, and rollout;
-- ``repro`` — ``paperworks repro lifting``.
+- ``train`` — the authors' objective (fixed label per transition, mean squared error over batch and coordinates,
+  AdamW with cosine decay to 0), and rollout with fresh labels;
+- ``definitions`` — what matches the authors' public code (julesberman/stochastic_lifting) and each difference
+  with its reason;
+- ``repro`` — ``paperworks repro lifting`` (validation seeds for choices, reported seeds for figures, and
+  diagnostics of where a Gaussian head does better).
 
-The training rule follows the authors' public code (julesberman/stochastic_lifting); the systems, sizes and
-baselines here are this project's choices.
+The systems, sizes and baselines here are this project's choices.
 """
 
 from paperworks.backends.repro import REPROS

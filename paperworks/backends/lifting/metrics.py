@@ -5,7 +5,12 @@
 - :func:`sliced_w2` — sliced W2 in higher dimension: the root mean of squared 1-D W2 over random unit
   directions (128 by default, as in the authors' ``sl/metric.py``);
 - :func:`energy_distance` — ``2 E|X-Y| - E|X-X'| - E|Y-Y'|`` (the V-statistic, Euclidean norm);
-- :func:`per_time` — a metric applied at every time of two ensembles ``(samples, times, dim)``.
+- :func:`per_time` — a metric applied at every time of two ensembles ``(samples, times, dim)``;
+- :func:`trajectory_w2` — W2 per time (projection seed ``seed + t``) and its mean over all times, the initial
+  time included, the authors' trajectory metric.
+
+Not used here: the authors' field metrics (W2 of the mean absolute field, W2 of first boundary-crossing
+times), which are for their wave-equation fields.
 """
 
 from __future__ import annotations
@@ -34,19 +39,28 @@ def _as_samples(x: np.ndarray, name: str) -> np.ndarray:
 def w2_1d(x: np.ndarray, y: np.ndarray) -> float:
     """Exact W2 between the empirical laws of 1-D samples ``x`` and ``y`` (any sizes).
 
-    Equal sizes: ``sqrt(mean((sort x - sort y)^2))``. Unequal: the monotone (quantile) coupling, integrating
-    ``(F_x^-1(u) - F_y^-1(u))^2`` over the union of both step functions' breakpoints."""
+    ``W2^2 = int_0^1 (F_x^-1(u) - F_y^-1(u))^2 du``, the monotone coupling of the sorted samples. Equal sizes:
+    ``mean((sort x - sort y)^2)``. Unequal sizes ``n, m``: each ``x`` carries ``m`` units of mass and each ``y``
+    carries ``n`` (total ``n m``, integers, so no rounding); the sorted lists are walked together, moving the
+    smaller remaining mass of the current pair at a time (the north-west-corner plan, which is the monotone
+    one)."""
     a, b = _as_samples(x, "x"), _as_samples(y, "y")
     if a.shape[1] != 1 or b.shape[1] != 1:
         raise UserError(f"w2_1d: expected 1-D samples, got shapes {np.shape(x)} and {np.shape(y)} (use sliced_w2)")
     xs, ys = np.sort(a.ravel()), np.sort(b.ravel())
-    if xs.size == ys.size:
+    n, m = xs.size, ys.size
+    if n == m:
         return float(np.sqrt(np.mean((xs - ys) ** 2)))
-    q = np.unique(np.concatenate([np.linspace(0.0, 1.0, xs.size + 1), np.linspace(0.0, 1.0, ys.size + 1)]))
-    mid = 0.5 * (q[:-1] + q[1:])
-    xq = xs[np.minimum((mid * xs.size).astype(int), xs.size - 1)]
-    yq = ys[np.minimum((mid * ys.size).astype(int), ys.size - 1)]
-    return float(np.sqrt(np.sum(np.diff(q) * (xq - yq) ** 2)))
+    cost, i, j, left_x, left_y = 0.0, 0, 0, m, n
+    while i < n and j < m:
+        moved = min(left_x, left_y)
+        cost += moved * float(xs[i] - ys[j]) ** 2
+        left_x, left_y = left_x - moved, left_y - moved
+        if left_x == 0:
+            i, left_x = i + 1, m
+        if left_y == 0:
+            j, left_y = j + 1, n
+    return float(np.sqrt(cost / (n * m)))
 
 
 def sliced_w2(x: np.ndarray, y: np.ndarray, n_projections: int = 128, seed: int = 0) -> float:
@@ -84,6 +98,19 @@ def energy_distance(x: np.ndarray, y: np.ndarray) -> float:
     if a.shape[1] != b.shape[1]:
         raise UserError(f"energy_distance: dimensions differ ({a.shape[1]} vs {b.shape[1]})")
     return max(0.0, 2 * _mean_dist(a, b) - _mean_dist(a, a) - _mean_dist(b, b))
+
+
+def trajectory_w2(gen: np.ndarray, ref: np.ndarray, n_projections: int = 128,
+                  seed: int = 0) -> tuple[np.ndarray, float]:
+    """W2 between two ensembles ``(samples, times, dim)`` at each time, and its mean over *all* times (the
+    initial time included), as the authors' ``trajectory_sliced_wasserstein_2``: at time ``t`` the sliced W2
+    uses the directions of seed ``seed + t`` (exact W2 in 1-D, where every direction is ±1)."""
+    a, b = np.asarray(gen, dtype=float), np.asarray(ref, dtype=float)
+    if a.ndim != 3 or b.ndim != 3 or a.shape[1:] != b.shape[1:]:
+        raise UserError(f"trajectory_w2: expected ensembles (samples, times, dim) of equal times/dim, got {a.shape}, "
+                        f"{b.shape}")
+    per_t = np.array([sliced_w2(a[:, t], b[:, t], n_projections, seed + t) for t in range(a.shape[1])])
+    return per_t, float(per_t.mean())
 
 
 def per_time(metric: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ inner steps per observation interval ``dt_obs`` (as the authors' ``sl/sde.py`` g
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,8 @@ class SDE:
     dt_obs: float
     """Time between observations (one transition of the learned map)."""
     substeps: int = 20
-    """Euler–Maruyama steps per observation interval."""
+    """Euler–Maruyama steps per observation interval (:func:`make_system` keeps each at most 0.01 long, the
+    authors' default step in ``sl/sde.py``)."""
     theta: float = 1.0
     """OU mean-reversion rate."""
     omega: float = 1.0
@@ -88,7 +90,7 @@ def make_system(name: str, dt_obs: float | None = None, sigma: float | None = No
     sig = sig if sigma is None else sigma
     if dt <= 0 or sig < 0:
         raise UserError(f"system '{name}': dt_obs must be > 0 and sigma >= 0, got {dt}, {sig}")
-    return SDE(name=name, dim=dim, sigma=sig, dt_obs=dt)
+    return SDE(name=name, dim=dim, sigma=sig, dt_obs=dt, substeps=max(20, math.ceil(dt / 0.01 - 1e-9)))
 
 
 def ou_exact_transition(x: np.ndarray, sde: SDE, n_steps: int = 1) -> tuple[np.ndarray, float]:

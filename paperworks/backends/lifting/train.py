@@ -1,9 +1,12 @@
 """Training of the lifted map (plain regression with one fixed label per transition) and rollout.
 
-Stochastic lifting: transition ``i`` gets one label ``xi_i ~ N(0, I)``, drawn once and kept for all of
-training; the loss is the mean squared error ``|F(x_i, xi_i) - y_i|^2``, minimised by Adam with cosine decay
-of the learning rate until the fit is near interpolation. The Gaussian baseline minimises its negative
-log-likelihood instead. At rollout every step draws fresh labels (:func:`rollout`).
+Stochastic lifting, as in the authors' demo (julesberman/stochastic_lifting, ``wave.ipynb``): transition ``i``
+gets one label ``xi_i ~ N(0, I)``, drawn once before training and kept for all of it; each step draws a
+minibatch of transition indices uniformly with replacement and minimises the mean squared error averaged over
+the batch *and* the state's coordinates (:func:`lifting_loss`), by AdamW (weight decay ``1e-4``, optax's
+default) with the learning rate decayed by a cosine from ``lr`` to 0 over the run (:func:`cosine_lr`). The
+Gaussian baseline minimises its negative log-likelihood instead. At rollout every step draws fresh labels
+(:func:`rollout`).
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ class TrainConfig:
     steps: int = 3000
     """Adam steps."""
     lr: float = 3e-3
-    """Initial learning rate (cosine decay to ``lr * 1e-2``)."""
+    """Initial learning rate (cosine decay to 0, :func:`cosine_lr`)."""
     batch: int = 0
-    """Transitions per step; 0 = the full set each step."""
+    """Transitions per step, drawn uniformly with replacement; 0 = the full set each step."""
+    weight_decay: float = 1e-4
+    """AdamW's decoupled weight decay (the authors' optax ``adamw`` default)."""
     seed: int = 0
     """Seed of the labels and the minibatches."""
     val_frac: float = 0.0
@@ -41,9 +46,9 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, cfg: TrainConfig) -> lis
     loss curve (MSE for lifted/deterministic models, NLL for :class:`.model.GaussianHead`)."""
     from paperworks.backends.lifting.model import LiftedConv1d, LiftedMLP
 
-    if cfg.steps < 1 or cfg.lr <= 0 or cfg.batch < 0 or not 0.0 <= cfg.val_frac < 1.0:
-        raise UserError(f"TrainConfig: need steps >= 1, lr > 0, batch >= 0, 0 <= val_frac < 1; got {cfg.steps}, "
-                        f"{cfg.lr}, {cfg.batch}, {cfg.val_frac}")
+    if cfg.steps < 1 or cfg.lr <= 0 or cfg.batch < 0 or not 0.0 <= cfg.val_frac < 1.0 or cfg.weight_decay < 0:
+        raise UserError(f"TrainConfig: need steps >= 1, lr > 0, batch >= 0, 0 <= val_frac < 1, weight_decay >= 0; "
+                        f"got {cfg.steps}, {cfg.lr}, {cfg.batch}, {cfg.val_frac}, {cfg.weight_decay}")
     if len(x) != len(y) or len(x) == 0:
         raise UserError(f"fit: need equally many inputs and targets (> 0), got {len(x)} and {len(y)}")
     gen = torch.Generator().manual_seed(cfg.seed)
@@ -63,8 +68,8 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, cfg: TrainConfig) -> lis
         xt, yt = xt[keep], yt[keep]
         labels = labels[keep] if labels is not None else None
     best: tuple[float, dict[str, torch.Tensor]] | None = None
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.steps, eta_min=cfg.lr * 1e-2)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: cosine_lr(k, cfg.steps, 1.0))
     losses: list[float] = []
     n = len(xt)
     for _ in range(cfg.steps):
@@ -92,12 +97,24 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, cfg: TrainConfig) -> lis
     return losses
 
 
+def cosine_lr(step: int, total: int, lr: float) -> float:
+    """Learning rate at ``step`` of ``total``: ``lr * (1 + cos(pi * step / total)) / 2``, from ``lr`` down to 0
+    at ``step = total`` (optax ``cosine_decay_schedule`` with ``alpha = 0``), held at 0 beyond."""
+    frac = min(max(step, 0), total) / total
+    return lr * 0.5 * (1.0 + float(np.cos(np.pi * frac)))
+
+
+def lifting_loss(pred: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """``mean_{i, j} (F(x_i, xi_i)_j - y_ij)^2``: squared error averaged over the batch and every coordinate."""
+    return ((pred - y) ** 2).mean()
+
+
 def _loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor, labels: torch.Tensor | None) -> torch.Tensor:
     from paperworks.backends.lifting.model import GaussianHead
 
     if isinstance(model, GaussianHead):
         return model.nll(x, y)
-    return ((model(x, labels) - y) ** 2).sum(-1).mean()
+    return lifting_loss(model(x, labels), y)
 
 
 @torch.no_grad()

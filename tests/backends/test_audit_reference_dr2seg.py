@@ -51,6 +51,7 @@ def test_reward_total_is_the_weighted_sum() -> None:
         p = reward(SCENE, [*words, f"@{ptr}"], w, max_words=7)
         assert split([*words, f"@{ptr}"]) == (words, ptr)
         assert p.iou == iou(OBJS[ptr].cells(), OBJS[3].cells())
+        assert p.self_contained == (1.0 if p.self_iou == 1.0 else 0.0)  # correct_iou 1.0: exactly the target
         assert p.length == (max(0.0, 1 - len(words) / 7) if p.self_contained == 1.0 else 0.0)
         assert p.total == pytest.approx(w.iou * p.iou + w.self_contained * p.self_contained + w.length * p.length)
 

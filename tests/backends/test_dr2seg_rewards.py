@@ -53,18 +53,28 @@ def test_segmenter_matches_mentioned_attributes_only() -> None:
 
 
 def test_reward_terms_by_hand() -> None:
+    # the worked example of the rewards module's docstring (max_words 9, weights 1, 1, 1)
     s = scene()
     w = RewardWeights(iou=1.0, self_contained=1.0, length=1.0)
     good = reward(s, ["blue", "circle", "@3"], w, max_words=9)
-    assert (good.iou, good.self_contained, good.n_words) == (1.0, 1.0, 2)
+    assert (good.iou, good.self_contained, good.self_iou, good.n_words) == (1.0, 1.0, 1.0, 2)
     assert good.length == pytest.approx(1 - 2 / 9) and good.total == pytest.approx(2 + 7 / 9)
-    # verbose: right pointer, but the description also names the red circle -> stage-2 IoU 1/5, no length pay
+    # verbose: right pointer, but the description also names the red circle -> stage-2 IoU 1/5: the stage-2
+    # answer is wrong, so no description self-reward and no length pay
     verbose = reward(s, ["think", "right", "red", "circle", "so", "blue", "circle", "@3"], w, 9)
-    assert verbose.iou == 1.0 and verbose.self_contained == pytest.approx(1 / 5) and verbose.length == 0.0
-    assert verbose.total == pytest.approx(1.2)
-    # self-contained description but pointing at the large red circle: IoU 0 (disjoint)
-    wrong = reward(s, ["blue", "circle", "@0"], RewardWeights(), 9)
-    assert wrong.iou == 0.0 and wrong.total == 0.0
+    assert verbose.iou == 1.0 and verbose.self_iou == pytest.approx(1 / 5)
+    assert verbose.self_contained == 0.0 and verbose.length == 0.0 and verbose.total == pytest.approx(1.0)
+    # "circle" alone keeps both circles (IoU 1/5): wrong at the default threshold 1.0, right at 0.2
+    short = reward(s, ["circle", "@3"], w, 9)
+    assert (short.self_contained, short.length, short.total) == (0.0, 0.0, 1.0)
+    loose = reward(s, ["circle", "@3"], RewardWeights(1.0, 1.0, 1.0, correct_iou=0.2), 9)
+    assert loose.self_contained == 1.0 and loose.length == pytest.approx(8 / 9)
+    assert loose.total == pytest.approx(2 + 8 / 9)
+    # self-contained description but pointing at the large red circle: IoU 0 (disjoint); the self-rewards
+    # judge the description, not the pointer
+    wrong = reward(s, ["blue", "circle", "@0"], w, 9)
+    assert wrong.iou == 0.0 and wrong.self_contained == 1.0 and wrong.total == pytest.approx(1 + 7 / 9)
+    assert reward(s, ["blue", "circle", "@0"], RewardWeights(), 9).total == 0.0
     assert reward(s, ["blue", "circle"], w, 9).iou == 0.0  # no pointer
     assert split(["a", "@2", "b"]) == (["a"], 2)
 
@@ -72,6 +82,8 @@ def test_reward_terms_by_hand() -> None:
 def test_bad_weights_raise_user_error() -> None:
     with pytest.raises(UserError, match="self_contained"):
         RewardWeights(self_contained=-1.0)
+    with pytest.raises(UserError, match="correct_iou"):
+        RewardWeights(correct_iou=0.0)
     with pytest.raises(UserError, match="max_words"):
         reward(scene(), ["@3"], RewardWeights(), 0)
     with pytest.raises(UserError, match="max_objects"):

@@ -2,8 +2,8 @@
 self-rewards for self-containment and brevity, trained with GRPO advantages.
 
 The paper fine-tunes Qwen2.5-VL with GRPO and segments with SAM2/SAM3 (code: harrylin-hyl/DR2Seg, not
-readable here). This package reconstructs the training idea on synthetic scenes; the reward shapes are
-reconstructed from the paper's description and marked so.
+readable here). This package reconstructs the training idea on synthetic scenes; the self-rewards follow the
+authors' model card, and each difference from their definitions is listed in ``rewards.DEFINITION_DIFFERENCES``.
 
 Modules (torch loads only when one of them is imported):
 

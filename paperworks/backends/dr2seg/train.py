@@ -160,6 +160,6 @@ def evaluate(policy: DescribePolicy, scenes: list[Scene], samples: int = 0, seed
     parts = [reward(s, t, RewardWeights(), policy.max_len - 1) for s, t in zip(rows, decode(tokens, mask),
                                                                                strict=True)]
     n = len(parts)
-    return {"iou": sum(p.iou for p in parts) / n, "self_iou": sum(p.self_contained for p in parts) / n,
-            "self_contained": sum(p.self_contained == 1.0 for p in parts) / n,
+    return {"iou": sum(p.iou for p in parts) / n, "self_iou": sum(p.self_iou for p in parts) / n,
+            "self_contained": sum(p.self_iou == 1.0 for p in parts) / n,
             "words": sum(p.n_words for p in parts) / n, "accuracy": sum(p.iou == 1.0 for p in parts) / n}

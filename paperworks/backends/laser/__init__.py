@@ -8,6 +8,8 @@ Modules (torch loads only when one of them is imported):
 - ``train`` — world-model training on a bank of sensor tracks;
 - ``agent`` — actor and critic trained on imagined rollouts with λ-returns and the intrinsic reward;
 - ``policies`` — the sensing methods run closed-loop on the shared reconstructor;
+- ``oracle`` — the oracle reconstructor (linear MMSE of the true field from the readings), which scores a
+  placement apart from the learned world model;
 - ``repro`` — ``paperworks repro laser``.
 """
 

@@ -231,17 +231,18 @@ PARAMS = {{
 
 def build(params: dict) -> cq.Assembly:
     p = params
-    lx, ly, lz = p["housing_size"]
+    sx, sy, sz = p["housing_size"]
     z = p["axis_height"]
-    bore = cq.Workplane("YZ").center(0, z).circle(p["bore_diameter"] / 2).extrude(lx, both=True)
-    housing = cq.Workplane("XY").box(lx, ly, lz, centered=(True, True, False)).cut(bore)
-    collar_at = lx / 2 - p["shaft_start"]  # the collar's face meets the housing's +X face
-    shaft = (cq.Workplane("YZ").circle(p["shaft_diameter"] / 2).extrude(p["shaft_length"])
-             .union(cq.Workplane("YZ").workplane(offset=collar_at)
-                    .circle(p["collar_diameter"] / 2).extrude(p["collar_length"])))
-    assy = cq.Assembly(name="shaft_bore")
-    assy.add(housing, name="{p["housing"]}")
-    assy.add(shaft, name="{p["shaft"]}", loc=cq.Location(cq.Vector(p["shaft_start"], 0, z)))
+    block = cq.Workplane("XY").box(sx, sy, sz, centered=(True, True, False))
+    hole = (cq.Workplane("YZ").workplane(offset=-sx).center(0, z)
+            .circle(p["bore_diameter"] / 2).extrude(2 * sx))  # from x = -sx to x = +sx
+    collar_at = sx / 2 - p["shaft_start"]  # from the shaft's left end to the housing's +X face
+    bar = cq.Workplane("YZ").circle(p["shaft_diameter"] / 2).extrude(p["shaft_length"])
+    collar = (cq.Workplane("YZ").workplane(offset=collar_at)
+              .circle(p["collar_diameter"] / 2).extrude(p["collar_length"]))
+    assy = cq.Assembly(name="shaft_in_housing")
+    assy.add(block.cut(hole), name="{p["housing"]}")
+    assy.add(bar.union(collar), name="{p["shaft"]}", loc=cq.Location(cq.Vector(p["shaft_start"], 0, z)))
     return assy
 
 
@@ -312,7 +313,7 @@ SHAFT_BORE = Family(
         Mutation("shaft_off_axis", "shaft below the bore's axis",
                  lambda p: ('cq.Vector(p["shaft_start"], 0, z)', 'cq.Vector(p["shaft_start"], 0, z - 0.5)')),
         Mutation("collar_gap", "collar 1 mm off the housing's face",
-                 lambda p: ('collar_at = lx / 2 - p["shaft_start"]', 'collar_at = lx / 2 - p["shaft_start"] + 1')),
+                 lambda p: ('collar_at = sx / 2 - p["shaft_start"]', 'collar_at = sx / 2 - p["shaft_start"] + 1')),
         Mutation("shaft_too_short", "shaft 10 mm short",
                  lambda p: (f'"shaft_length": {fl(p["length"])},', f'"shaft_length": {fl(p["length"] - 10)},')),
     ),

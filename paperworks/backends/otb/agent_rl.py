@@ -25,8 +25,7 @@ import math
 import os
 import random
 import shutil
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from torch import Tensor, nn
 
 from paperworks.backends.otb.estimators import ESTIMATORS, compute_advantages, outcome_token_rewards
 from paperworks.backends.otb.lora import ADAPTER, apply_lora, tuner_layers
+from paperworks.backends.otb.memory_saving import _layer_checkpointing, _store_frozen_linears_bf16
 
 __all__ = ["AgentPolicy", "Call", "LoRASettings", "Trajectory", "UpdateSettings", "advantages_for"]
 
@@ -357,61 +357,6 @@ class AgentPolicy:
         np.random.set_state(state["numpy_rng"])
         loaded: dict[str, Any] = json.loads((Path(folder) / "state.json").read_text())
         return loaded
-
-
-@contextmanager
-def _layer_checkpointing(body: Any, on: bool) -> Iterator[None]:
-    """Within the block, each decoder layer of ``body`` runs under ``torch.utils.checkpoint`` (non-reentrant):
-    its activations are dropped after the forward pass and recomputed in the backward pass.
-
-    transformers' own gradient checkpointing drops the KV cache, which the shared-prefix pass needs. Here the
-    cache stays: a layer appends its new keys and values to the cache in place, so each run of the layer
-    (the forward pass and its recomputation) first puts back the cache entry it found, and the recomputation
-    sees exactly the inputs the forward pass saw. The layer's forward is replaced on the instance only, so
-    module names (and the adapter's keys) do not change."""
-    if not on:
-        yield
-        return
-    from torch.utils.checkpoint import checkpoint
-
-    layers = list(getattr(body, "layers", []))
-    for layer in layers:
-        def wrapped(*args: Any, _inner: Any = layer.forward, _idx: int = layer.self_attn.layer_idx,
-                    **kwargs: Any) -> Any:
-            cache = kwargs.get("cache")
-            entry: Any = cache.layers[_idx] if cache is not None and _idx < len(getattr(cache, "layers", [])) else None
-            found = (entry.keys, entry.values) if entry is not None and entry.is_initialized else None
-
-            def run(*a: Any, **k: Any) -> Any:
-                if found is not None:
-                    entry.keys, entry.values = found
-                return _inner(*a, **k)
-
-            return checkpoint(run, *args, use_reentrant=False, **kwargs)
-
-        layer.forward = wrapped
-    try:
-        yield
-    finally:
-        for layer in layers:
-            layer.__dict__.pop("forward", None)
-
-
-def _store_frozen_linears_bf16(model: nn.Module) -> None:
-    """Keep the frozen weights of the decoder's linear layers in bf16 (the LoRA factors, embeddings, norms and
-    LM head stay fp32). Under bf16 autocast each of those weights is cast to bf16 at every call anyway, and
-    the cast copy is saved for the backward pass; stored in bf16 they need no copy, which halves their memory
-    and saves about 1 GB of activations per micro-batch on SmolLM2-135M, with the same values in every matmul
-    (the residual stream stays fp32, as under autocast)."""
-    body: Any = getattr(model, "model", None)
-    layers = getattr(body, "layers", None)
-    if layers is None:
-        return
-    for module in layers.modules():
-        if isinstance(module, nn.Linear) and not module.weight.requires_grad and module.weight.dtype == torch.float32:
-            module.weight.data = module.weight.data.to(torch.bfloat16)
-            if module.bias is not None and not module.bias.requires_grad:
-                module.bias.data = module.bias.data.to(torch.bfloat16)
 
 
 def _shared_prefix(seqs: Sequence[Sequence[int]], cap: int) -> int:

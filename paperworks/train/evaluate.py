@@ -27,8 +27,9 @@ class EvalOutcome:
 
 
 def evaluate(suite: str, log_dir: Path, model: str, *, config: dict[str, Any], seed: int = 0,
-             concurrency: int = 8) -> EvalOutcome:
-    """Run (or finish) ``suite`` with ``model`` in ``log_dir`` (one eval run directory there)."""
+             concurrency: int = 8, limit: int | None = None) -> EvalOutcome:
+    """Run (or finish) ``suite`` with ``model`` in ``log_dir`` (one eval run directory there); ``limit``: its
+    first N items only."""
     import json
     import time
 
@@ -43,7 +44,8 @@ def evaluate(suite: str, log_dir: Path, model: str, *, config: dict[str, Any], s
         done = status == "succeeded" and (run.path / "results.json").is_file()
     else:
         run = harness.create_eval(harness.EvalArgs(suite=suite, model=model, seed=seed, concurrency=concurrency,
-                                                   log_dir=str(log_dir), config=dict(config)))
+                                                   log_dir=str(log_dir), config=dict(config),
+                                                   limit=limit))
         done = False
     if not done:
         run_sync(harness.run_eval(run))

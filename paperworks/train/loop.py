@@ -97,11 +97,11 @@ class Trainer:
 
     # ------------------------------------------------------------------ phases
 
-    def _eval(self, suite: str, where: str, model: str) -> EvalOutcome:
+    def _eval(self, suite: str, where: str, model: str, limit: int | None = None) -> EvalOutcome:
         started = time.monotonic()
         with self.mem.phase(where.split("/")[0] if where.startswith("heldout") else where.replace("/", "_")):
             outcome = evaluate(suite, self.out / where, model, config=self.s.config, seed=self.s.seed,
-                               concurrency=self.s.concurrency)
+                               concurrency=self.s.concurrency, limit=limit)
         self.state["phases"]["eval"] += time.monotonic() - started
         return outcome
 
@@ -232,7 +232,7 @@ class Trainer:
                                             encoding="utf-8")
         self._serve()
         if self.s.final_eval and self.state.get("base_eval") is None:
-            base = self._eval(self.s.eval_suite, "eval/base", self.s.model)
+            base = self._eval(self.s.eval_suite, "eval/base", self.s.model, self.s.eval_limit)
             self.state["base_eval"] = asdict(base)
             self._release_base_engine()
             self._checkpoint()
@@ -271,7 +271,8 @@ class Trainer:
         for h in self.state["heldout"]:
             if isinstance(h.get("accuracy"), float):
                 self.tracker.record("heldout/accuracy", h["accuracy"], h["step"])
-        final = self._eval(self.s.eval_suite, "eval/final", self.serving) if self.s.final_eval else None
+        final = (self._eval(self.s.eval_suite, "eval/final", self.serving, self.s.eval_limit)
+                 if self.s.final_eval else None)
         self.state["final_eval"] = asdict(final) if final else None
         self._checkpoint()
         return self._results(final)
@@ -283,6 +284,7 @@ class Trainer:
         results = {
             "command": "paperworks train", "settings": self.s.model_dump(), "finished_at": now_iso(),
             "eval_model": f"{self.s.model}@{self.adapter_dir}", "eval_suite": self.s.eval_suite,
+            "eval_limit": self.s.eval_limit,
             "base_eval": self.state.get("base_eval"), "final_eval": self.state.get("final_eval"),
             f"{Path(self.s.eval_suite).name}_accuracy": final.accuracy if final else None,
             "base_accuracy": (self.state.get("base_eval") or {}).get("accuracy"),

@@ -63,6 +63,8 @@ class TrainSettings(BaseModel):
     eval_every: int = Field(5, ge=0, description="Steps between held-out evaluations (0: only at the end).")
     checkpoint_every: int = Field(1, ge=1, description="Steps between checkpoints.")
     final_eval: bool = Field(True, description="Evaluate base and trained adapter on the whole eval suite.")
+    eval_limit: int | None = Field(None, ge=1, le=1_000_000, description="Evaluate base and trained adapter on "
+                                   "the first N items of the eval suite, in suite order (None: all of them).")
     time_budget_s: float | None = Field(None, gt=0, description="Stop (with a checkpoint) after this many "
                                                                 "seconds of training.")
 

@@ -37,6 +37,7 @@ def _cli(*args: str, timeout: float = 600, **kw: Any) -> subprocess.CompletedPro
     (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "-c", "max_stepz=3"], "max_stepz"),
     (["ogmar", "--suite", "gen:ogmar", "--eval-suite", "values_synth", "--sft-from", "oracle"], "no scripted oracle"),
     (["agent", "--suite", "gen:ogmar", "--eval-suite", "arith"], "makes problems for workflow 'ogmar'"),
+    (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "--eval-limit", "0"], "eval_limit"),
 ])
 def test_refusals_are_one_line_and_create_nothing(tmp_path: Path, args: list[str], expected: str) -> None:
     out = tmp_path / "run"
@@ -54,6 +55,25 @@ def test_refuses_a_nonempty_out_and_a_missing_resume(tmp_path: Path) -> None:
     assert result.returncode == 1 and "not empty" in result.stderr
     result = _cli("train", "--resume", str(tmp_path / "nothing"))
     assert result.returncode == 1 and "no train.json" in result.stderr
+
+
+@pytest.mark.slow
+def test_eval_limit_evaluates_the_first_items_in_suite_order(tmp_path: Path) -> None:
+    """``--eval-limit 2``: the base and the final eval each score exactly the suite's first two items."""
+    out = tmp_path / "run"
+    args = [a for a in TINY if a != "--no-final-eval"]
+    done = _cli("train", *args, "--steps", "0", "--eval-limit", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["eval_limit"] == 2
+    from paperworks.eval.samples_log import SamplesLog
+    from paperworks.eval.suite import load_suite
+
+    first = [sample.id for sample in load_suite("arith").samples[:2]]
+    for which in ("base_eval", "final_eval"):
+        assert results[which]["samples"] == 2, which
+        ids = [r.id for r in SamplesLog(Path(results[which]["run_dir"]) / "samples.jsonl").read()]
+        assert sorted(ids) == sorted(first), (which, ids, first)
 
 
 def _last_step(out: Path) -> dict[str, Any]:

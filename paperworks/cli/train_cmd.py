@@ -66,6 +66,8 @@ def train_command(
                                                     "rollouts independent of scheduling).")] = None,
     shaping: Annotated[list[str] | None, typer.Option("--shaping", help="Declared shaping term=weight "
                                                       "(tool_format); off by default.")] = None,
+    keep: Annotated[str | None, typer.Option("--keep", help="Adapter of the final eval: last, or best_heldout "
+                                             "(best generated held-out accuracy).")] = None,
     eval_limit: Annotated[int | None, typer.Option("--eval-limit", help="Base/final eval on the eval suite's first "
                                                    "N items only.")] = None,
     no_final_eval: Annotated[bool, typer.Option("--no-final-eval", help="Skip the base/final eval.")] = False,
@@ -92,7 +94,7 @@ def train_command(
                  "estimator": estimator, "group_size": group_size, "batch": batch, "steps": steps, "seed": seed,
                  "lr": lr, "sft_from": sft_from, "sft_examples": sft_examples, "heldout": heldout,
                  "eval_every": eval_every, "time_budget_s": time_budget, "concurrency": concurrency,
-                 "eval_limit": eval_limit}
+                 "eval_limit": eval_limit, "keep": keep}
         values.update({k: v for k, v in flags.items() if v is not None})
         if config:
             values["config"] = {**values.get("config", {}), **parse_settings(config, "setting")}

@@ -44,6 +44,8 @@ class Trainer:
         self.base = settings.model.removeprefix("local/")
         self.adapter_dir = self.out / "adapter"
         self.serving = f"{settings.model}@{self.adapter_dir}"
+        self.kept_dir = self.adapter_dir
+        """The adapter the final eval and ``eval_model`` use (``keep``)."""
         self.state: dict[str, Any] = {"step": 0, "sft_done": settings.sft_from is None, "rollout_tokens": 0,
                                       "samples": 0, "phases": {"rollout": 0.0, "judge": 0.0, "update": 0.0,
                                                                "swap": 0.0, "sft": 0.0, "eval": 0.0},
@@ -121,6 +123,32 @@ class Trainer:
                                       "accuracy": outcome.accuracy, "mean_reward": outcome.mean_reward,
                                       "run_dir": outcome.run_dir})
         self.progress({"event": "heldout", "step": step, "accuracy": outcome.accuracy})
+        if self.s.keep == "best_heldout":
+            self._keep_if_best(step, outcome.accuracy)
+
+    def _best(self) -> dict[str, Any] | None:
+        """``adapter_best/best.json``: the step and held-out accuracy of the adapter kept there (the folder is
+        the only record, so it cannot disagree with a checkpoint after a kill)."""
+        try:
+            return dict(json.loads((self.out / "adapter_best" / "best.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return None
+
+    def _keep_if_best(self, step: int, accuracy: float | None) -> None:
+        import shutil
+
+        best = self._best()
+        if accuracy is None or (best is not None and accuracy <= float(best["heldout_accuracy"])):
+            return
+        tmp = self.out / "adapter_best.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        for name in ("adapter_config.json", "adapter_model.safetensors"):
+            shutil.copy2(self.adapter_dir / name, tmp / name)
+        (tmp / "best.json").write_text(json.dumps({"step": step, "heldout_accuracy": accuracy}) + "\n",
+                                       encoding="utf-8")
+        shutil.rmtree(self.out / "adapter_best", ignore_errors=True)
+        tmp.replace(self.out / "adapter_best")
 
     def _sft(self) -> None:
         with self.mem.phase("sft"):
@@ -271,7 +299,12 @@ class Trainer:
         for h in self.state["heldout"]:
             if isinstance(h.get("accuracy"), float):
                 self.tracker.record("heldout/accuracy", h["accuracy"], h["step"])
-        final = (self._eval(self.s.eval_suite, "eval/final", self.serving, self.s.eval_limit)
+        if self.s.keep == "best_heldout" and self._best() is not None:
+            from paperworks.models.local.engines import close_engine
+
+            close_engine(self.serving.removeprefix("local/"))  # the kept adapter gets an engine of its own
+            self.kept_dir = self.out / "adapter_best"
+        final = (self._eval(self.s.eval_suite, "eval/final", f"{self.s.model}@{self.kept_dir}", self.s.eval_limit)
                  if self.s.final_eval else None)
         self.state["final_eval"] = asdict(final) if final else None
         self._checkpoint()
@@ -283,7 +316,9 @@ class Trainer:
         rollout_wall = phases["rollout"] + phases["judge"]
         results = {
             "command": "paperworks train", "settings": self.s.model_dump(), "finished_at": now_iso(),
-            "eval_model": f"{self.s.model}@{self.adapter_dir}", "eval_suite": self.s.eval_suite,
+            "eval_model": f"{self.s.model}@{self.kept_dir}", "eval_suite": self.s.eval_suite,
+            "kept": self._best() if self.kept_dir != self.adapter_dir else {"step": self.state["step"],
+                                                                            "adapter": "last"},
             "eval_limit": self.s.eval_limit,
             "base_eval": self.state.get("base_eval"), "final_eval": self.state.get("final_eval"),
             f"{Path(self.s.eval_suite).name}_accuracy": final.accuracy if final else None,

@@ -63,6 +63,10 @@ class TrainSettings(BaseModel):
     eval_every: int = Field(5, ge=0, description="Steps between held-out evaluations (0: only at the end).")
     checkpoint_every: int = Field(1, ge=1, description="Steps between checkpoints.")
     final_eval: bool = Field(True, description="Evaluate base and trained adapter on the whole eval suite.")
+    keep: Literal["last", "best_heldout"] = Field(
+        "last", description="Which adapter the final eval and eval_model use: the last one, or the one with the "
+                            "best generated held-out accuracy (earliest on ties; selection on generated problems, "
+                            "never on the eval suite; kept in DIR/adapter_best with its step in best.json).")
     eval_limit: int | None = Field(None, ge=1, le=1_000_000, description="Evaluate base and trained adapter on "
                                    "the first N items of the eval suite, in suite order (None: all of them).")
     time_budget_s: float | None = Field(None, gt=0, description="Stop (with a checkpoint) after this many "

@@ -59,13 +59,19 @@ def test_refuses_a_nonempty_out_and_a_missing_resume(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_eval_limit_evaluates_the_first_items_in_suite_order(tmp_path: Path) -> None:
-    """``--eval-limit 2``: the base and the final eval each score exactly the suite's first two items."""
+    """``--eval-limit 2``: the base and the final eval each score exactly the suite's first two items; with
+    ``--keep best_heldout`` the final eval and ``eval_model`` use the adapter kept at the best held-out eval."""
     out = tmp_path / "run"
-    args = [a for a in TINY if a != "--no-final-eval"]
-    done = _cli("train", *args, "--steps", "0", "--eval-limit", "2", "--out", str(out))
+    args = [a for a in TINY if a not in ("--no-final-eval", "--heldout", "0")]
+    done = _cli("train", *args, "--heldout", "2", "--steps", "0", "--eval-limit", "2", "--keep", "best_heldout",
+                "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     results = json.loads((out / "results.json").read_text())
     assert results["eval_limit"] == 2
+    assert results["eval_model"].endswith(str(out / "adapter_best"))
+    assert results["kept"]["step"] == 0 and results["kept"]["heldout_accuracy"] == results["heldout"][0]["accuracy"]
+    final_run = json.loads((Path(results["final_eval"]["run_dir"]) / "run.json").read_text())
+    assert "adapter_best" in json.dumps(final_run)
     from paperworks.eval.samples_log import SamplesLog
     from paperworks.eval.suite import load_suite
 

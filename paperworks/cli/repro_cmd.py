@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+
+from paperworks.cli.tables import Column, Listing, show
 
 if TYPE_CHECKING:
     from paperworks.backends.repro import ReproResult
@@ -34,18 +35,14 @@ def format_value(value: object, unit: str) -> str:
     return f"{text} {unit}".strip()
 
 
-def figures_table(result: ReproResult, title: str) -> Table:
-    """The figures as a rich table; every cell is markup-escaped (names such as ``hit_rate[lru, ...]`` would
-    otherwise be read as rich markup tags and vanish)."""
-    table = Table(title=escape(title), title_justify="left", show_lines=False)
-    table.add_column("figure", overflow="fold")
-    table.add_column("measured", justify="right", no_wrap=True)
-    table.add_column("paper's claim", overflow="fold")
-    table.add_column("how measured", overflow="fold")
-    for key, fig in result.figures.items():
-        table.add_row(escape(key), escape(format_value(fig.value, fig.unit)), escape(fig.paper or "—"),
-                      escape(fig.note))
-    return table
+def figures_listing(result: ReproResult, title: str) -> Listing:
+    """The figures as a listing: a table fitted to the terminal (names never cut; the note column left out
+    first when it is narrow), tab-separated text in a pipe."""
+    return Listing(title=title, columns=[Column("figure"), Column("measured", justify="right"),
+                                         Column("paper's claim", kind="text"),
+                                         Column("how measured", kind="text", optional=1)],
+                   rows=[[key, format_value(fig.value, fig.unit), fig.paper or "—", fig.note]
+                         for key, fig in result.figures.items()])
 
 
 def tensorboard_run_dir(root: Path, name: str) -> Path:
@@ -116,7 +113,8 @@ def repro_command(
                                  command=command_line(name, quick, scale, out, tensorboard),
                                  tensorboard=tb_dir)
     elapsed = time.monotonic() - start
-    console.print(figures_table(result, f"repro {name}{' --quick' if quick else ''}: measured vs the paper's claim"))
+    title = f"repro {name}{' --quick' if quick else ''}: measured vs the paper's claim"
+    show(console, [figures_listing(result, title)], None)
     for plot in result.plots:
         console.print(f"plot: {escape(str(target / plot))}")
     console.print(f"results: {escape(str(path))}  ({elapsed:.0f} s)")

@@ -139,3 +139,38 @@ def test_fit_widths_drops_optional_columns_before_folding_names() -> None:
     assert wide == [8, 30, len(LONG_MODEL), len(rows[0][3])]
     tight = fit_widths(columns, rows, 30)  # cannot fit: names fold, the table stays in 30 columns
     assert sum(w for w in tight if w) + 2 * (sum(1 for w in tight if w) - 1) <= 30
+
+
+def test_repro_figures_fit_an_80_column_terminal_and_are_tab_separated_in_a_pipe() -> None:
+    """``paperworks repro``'s figure table: in 80 columns no figure name is cut (each is shown whole on one
+    line or folded, never with an ellipsis) and the notes may be left out; in a pipe, one tab-separated line
+    per figure with the note whole (before: a rich table squeezed to 3-5 characters per column)."""
+    import io
+
+    from rich.console import Console
+
+    from paperworks.backends.repro import Figure, ReproResult
+    from paperworks.cli.repro_cmd import figures_listing
+    from paperworks.cli.tables import show
+
+    note = "mean over seeds [1, 2, 3] ± SE 0.009 (per seed: 0.073, 0.102, 0.098); 64 held-out contexts " * 2
+    result = ReproResult(name="gradmem", figures={
+        "kv_em[GradMem K=5, 16 pairs]": Figure(0.0908203125, paper="96 pairs at 88.4% EM", note=note),
+        "kv_capacity_50[Forward writer (1 pass)]": Figure(0, note="largest tested size")})
+    listing = figures_listing(result, "repro gradmem: measured vs the paper's claim")
+
+    term = io.StringIO()
+    show(Console(file=term, width=80, force_terminal=True, color_system=None), [listing], None)
+    text = term.getvalue()
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert "…" not in text
+    flat = "".join(text.split())
+    assert "kv_em[GradMemK=5,16pairs]" in flat and "kv_capacity_50[Forwardwriter(1pass)]" in flat
+    assert "0.09082" in text
+
+    pipe = io.StringIO()
+    show(Console(file=pipe, force_terminal=False), [listing], None)
+    lines = pipe.getvalue().splitlines()
+    assert lines[0].split("\t") == ["figure", "measured", "paper's claim", "how measured"]
+    assert lines[1].split("\t") == ["kv_em[GradMem K=5, 16 pairs]", "0.09082", "96 pairs at 88.4% EM", note.strip()]
+    assert lines[2].split("\t")[:3] == ["kv_capacity_50[Forward writer (1 pass)]", "0", "—"]

@@ -8,7 +8,8 @@ tests in the sandbox; base model and adapter evaluated on SPADA-Bench's first it
 Writes ``benchmarks/results/train_spada/``: ``results.json`` (accuracy, and the judge's partial figures:
 the share of hidden tests and checks passed and the share of invalid programs, for the base model and the
 adapter on the same SPADA-Bench items and on the generated held-out problems; time per phase, throughput,
-peak RSS), ``log.jsonl`` (one line per RL step) and ``adapter/`` (PEFT files, so the figures can be re-run).
+peak RSS) and ``log.jsonl`` (one line per RL step). The adapter stays in the run folder (``--work``): at
+20 MB, it is committed only when it solves something (this attempt's scores 0).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def judged(run_dir: str | None) -> dict[str, Any]:
         items.append({"id": r.id, "passed": bool(score.get("passed")) and r.error is None,
                       "constraint_pass": float(metrics.get("constraint_pass", 0.0)),
                       "invalid": float(metrics.get("invalid", 1.0)), "error": r.error,
+                      "stage": (score.get("details") or {}).get("stage"),
+                      "explanation": str(score.get("explanation") or "")[:160],
                       "tokens": int((r.usage or {}).get("total_tokens") or 0)})
     n = len(items) or 1
     def mean(key: str) -> float:
@@ -67,13 +70,15 @@ def main() -> None:
     run: dict[str, Any] = json.loads((work / "results.json").read_text())
     if out.exists():
         shutil.rmtree(out)
-    (out / "adapter").mkdir(parents=True)
-    for name in ("adapter_config.json", "adapter_model.safetensors"):
-        shutil.copy2(work / "adapter" / name, out / "adapter" / name)
+    out.mkdir(parents=True)
     shutil.copy2(work / "log.jsonl", out / "log.jsonl")
     heldout = sorted((work / "heldout").glob("step-*/*/run.json"))
     history = run.get("history") or []
-    adapter = (out / "adapter").relative_to(ROOT)
+    adapter = work / "adapter"
+    try:
+        adapter = adapter.relative_to(ROOT)
+    except ValueError:
+        pass
     limit = run.get("eval_limit")
     results = {
         "benchmark": "train_spada",
@@ -99,7 +104,7 @@ def main() -> None:
         "phase_share": run.get("phase_share"), "swap_s_median": run.get("swap_s_median"),
         "train_wall_s": round(sum((run.get("phase_seconds") or {}).values()), 1),
         "peak_rss_mb": run.get("peak_rss_mb"), "phase_peak_rss_mb": run.get("phase_peak_rss_mb"),
-        "adapter_mb": round((out / "adapter" / "adapter_model.safetensors").stat().st_size / 1e6, 2),
+        "adapter_mb": round((work / "adapter" / "adapter_model.safetensors").stat().st_size / 1e6, 2),
         "versions": run.get("versions"), "git_sha": run.get("git_sha"),
         "package_s": round(time.monotonic() - started, 1),
     }

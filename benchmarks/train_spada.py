@@ -99,6 +99,7 @@ def main() -> None:
                      **{k: v for k, v in judged(str(p.parent)).items() if k != "items"}} for p in heldout],
         "steps_done": run.get("steps_done"), "stopped_by": run.get("stopped_by"), "sft": run.get("sft"),
         "train_reward": [h.get("reward") for h in history],
+        "sft_loss": (run.get("scalars") or {}).get("sft/loss"),
         "rollout_tokens": run.get("rollout_tokens"), "rollout_samples": run.get("rollout_samples"),
         "samples_per_min": run.get("samples_per_min"), "phase_seconds": run.get("phase_seconds"),
         "phase_share": run.get("phase_share"), "swap_s_median": run.get("swap_s_median"),

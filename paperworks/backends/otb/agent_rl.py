@@ -35,7 +35,11 @@ from torch import Tensor, nn
 
 from paperworks.backends.otb.estimators import ESTIMATORS, compute_advantages, outcome_token_rewards
 from paperworks.backends.otb.lora import ADAPTER, apply_lora, tuner_layers
-from paperworks.backends.otb.memory_saving import _layer_checkpointing, _store_frozen_linears_bf16
+from paperworks.backends.otb.memory_saving import (
+    _layer_checkpointing,
+    _store_frozen_linears_bf16,
+    chunked_token_logprobs,
+)
 
 __all__ = ["AgentPolicy", "Call", "LoRASettings", "Trajectory", "UpdateSettings", "advantages_for"]
 
@@ -142,6 +146,9 @@ class AgentPolicy:
         if bf16:
             _store_frozen_linears_bf16(model)
         self.optimizer = torch.optim.AdamW(self.params, lr=lr, weight_decay=0.0)
+        self.loss_chunk_rows = 256
+        """Completion rows per vocabulary projection when checkpointing (or without gradients); see
+        :func:`.memory_saving.chunked_token_logprobs`."""
         self.model.train()
 
     # ------------------------------------------------------------------ forward
@@ -182,11 +189,9 @@ class AgentPolicy:
             # the vocabulary projection only where a completion token is predicted (not over the prompt)
             rows = torch.cat([hidden[i, len(p) - 1 - shared: len(p) + len(c) - 1 - shared]
                               for i, (p, c) in enumerate(batch)])
-            logits = head(rows).float()
-        if temperature and temperature != 1.0:
-            logits = logits / temperature
-        targets = torch.tensor([t for _, c in batch for t in c], dtype=torch.long)
-        flat = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+            targets = torch.tensor([t for _, c in batch for t in c], dtype=torch.long)
+            chunk = self.loss_chunk_rows if checkpointing or not torch.is_grad_enabled() else 0
+            flat = chunked_token_logprobs(head, rows, targets, temperature, chunk)
         return list(torch.split(flat, [len(c) for _, c in batch]))
 
     def _precision(self) -> Any:

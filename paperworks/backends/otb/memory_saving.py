@@ -11,7 +11,35 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["_layer_checkpointing", "_store_frozen_linears_bf16"]
+__all__ = ["_layer_checkpointing", "_store_frozen_linears_bf16", "chunked_token_logprobs"]
+
+
+def chunked_token_logprobs(head: Any, rows: torch.Tensor, targets: torch.Tensor, temperature: float = 1.0,
+                           chunk: int = 0) -> torch.Tensor:
+    """``log_softmax(head(rows) / temperature)`` at ``targets``, one value per row.
+
+    The vocabulary projection is the largest activation of a long completion (rows x vocabulary floats, kept
+    for its backward pass together with its exponentials). With ``chunk > 0`` the rows are taken ``chunk`` at
+    a time: without gradients, plainly; with gradients, each chunk under non-reentrant checkpointing, so only
+    one chunk's logits are alive at once and they are recomputed in the backward pass. The values and
+    gradients are those of the whole pass (tested). The logits are computed under the caller's autocast and
+    the softmax in float32 outside it."""
+
+    def part(r: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        logits = head(r).float()
+        with torch.autocast("cpu", enabled=False):
+            if temperature and temperature != 1.0:
+                logits = logits / temperature
+            return logits.gather(-1, t.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+
+    if chunk <= 0 or rows.shape[0] <= chunk:
+        return part(rows, targets)
+    if not torch.is_grad_enabled():
+        return torch.cat([part(rows[i: i + chunk], targets[i: i + chunk]) for i in range(0, rows.shape[0], chunk)])
+    from torch.utils.checkpoint import checkpoint
+
+    return torch.cat([checkpoint(part, rows[i: i + chunk], targets[i: i + chunk], use_reentrant=False)
+                      for i in range(0, rows.shape[0], chunk)])
 
 
 @contextmanager

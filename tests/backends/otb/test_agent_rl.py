@@ -235,3 +235,38 @@ def test_checkpointed_rl_step_equals_the_plain_one() -> None:
     assert s1["loss"] == pytest.approx(s2["loss"], rel=1e-5) and s1["grad_norm"] > 0
     for x, y in zip(p1, p2, strict=True):
         assert torch.allclose(x, y, atol=1e-6)
+
+
+@pytest.mark.parametrize(("bf16", "temperature"), [(False, 1.0), (True, 1.0), (False, 0.7)])
+def test_chunked_vocabulary_projection_gives_the_same_logprobs_and_gradients(bf16: bool, temperature: float) -> None:
+    """The loss over the vocabulary taken 3 completion rows at a time (each chunk recomputed in the backward
+    pass) gives the values and LoRA gradients of the whole projection at once; the head runs once more per
+    chunk with gradients (its recomputation) and once per chunk without them."""
+    policy = _policy(bf16=bf16)
+    heads: list[int] = []
+    policy.model.lm_head.register_forward_pre_hook(lambda *_: heads.append(1))
+    items = [([1, 2, 3 + i], [30 + i, 31, 25, 26 + i, 7]) for i in range(3)] + [([5], [6, 7])]
+    rows = sum(len(c) for _, c in items)  # 17 rows: chunks of 3, 3, 3, 3, 3, 2
+
+    def run(chunk: int) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        policy.loss_chunk_rows = chunk
+        policy.model.zero_grad()
+        heads.clear()
+        lps = policy._token_logprobs(items, temperature=temperature, checkpointing=True)
+        sum((k + 1) * lp.sum() for k, lp in enumerate(lps)).backward()
+        return [lp.detach() for lp in lps], [p.grad.clone() for p in policy.params]
+
+    a, ga = run(3)
+    assert len(heads) == 2 * math.ceil(rows / 3)
+    b, gb = run(0)
+    assert len(heads) == 1
+    for x, y in zip(a + ga, b + gb, strict=True):
+        assert torch.allclose(x, y, atol=1e-6, rtol=1e-5)
+    assert any(float(g.abs().sum()) > 0 for g in ga)
+    policy.loss_chunk_rows = 3
+    heads.clear()
+    with torch.no_grad():
+        c = policy._token_logprobs(items, temperature=temperature)
+    assert len(heads) == math.ceil(rows / 3)
+    for x, y in zip(c, b, strict=True):
+        assert torch.allclose(x, y, atol=1e-6, rtol=1e-5)

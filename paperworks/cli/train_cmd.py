@@ -64,8 +64,10 @@ def train_command(
     time_budget: Annotated[float | None, typer.Option("--time-budget", help="Seconds of training at most.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Rollouts in flight at once (default 8; 1 makes "
                                                     "rollouts independent of scheduling).")] = None,
-    shaping: Annotated[list[str] | None, typer.Option("--shaping", help="Declared shaping term=weight "
-                                                      "(tool_format); off by default.")] = None,
+    shaping: Annotated[list[str] | None, typer.Option("--shaping", help="Declared shaping term=weight: "
+                                                      "tool_format, or a sub-metric of the suite's scorer "
+                                                      "(SPADA: compiled, loaded, constraint_pass); off by "
+                                                      "default, reported apart.")] = None,
     keep: Annotated[str | None, typer.Option("--keep", help="Adapter of the final eval: last, or best_heldout "
                                              "(best generated held-out accuracy).")] = None,
     eval_limit: Annotated[int | None, typer.Option("--eval-limit", help="Base/final eval on the eval suite's first "
@@ -164,3 +166,13 @@ def _check(settings: Any) -> None:
         raise UserError(f"--sft-from oracle: no scripted oracle trajectories for workflow '{spec.name}' with "
                         f"--suite {settings.suite} (only agent with gen:arith, spada with gen:spada); pass an "
                         "adapter folder instead")
+    if settings.shaping:
+        from paperworks.eval.scorers import get_scorer
+
+        judge = shaped.spec.scorers[0] if shaped.spec.scorers else None
+        known = ["tool_format", *(get_scorer(judge.name, spec.scorers).metrics if judge else ())]
+        unknown = sorted(set(settings.shaping) - set(known))
+        if unknown:
+            raise UserError(f"--shaping: unknown term(s) {unknown} for --suite {settings.suite}; known: "
+                            f"{', '.join(known)} (tool_format, and the sub-metrics the suite's scorer "
+                            f"'{judge.name if judge else '-'}' reports)")

@@ -55,6 +55,9 @@ class Scorer:
         it as its ``available`` attribute). An eval drops an unavailable scorer,
         says so and records it in run.json (``skipped_scorers``); its figures are never replaced by
         another scorer's."""
+        self.metrics: tuple[str, ...] = tuple(str(m) for m in getattr(fn, "metrics", ()) or ())
+        """Names of the numbers the scorer reports in ``details["metrics"]`` (a scorer function declares them
+        as its ``metrics`` attribute; ``paperworks train --shaping`` accepts these names)."""
         self.__doc__ = fn.__doc__
         params = list(inspect.signature(fn).parameters.values())[4:]
         self.open = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)

@@ -228,6 +228,8 @@ class Trainer:
         line = {"step": step + 1, "reward": sum(r.reward for r in got.records) / n,
                 "accuracy": sum(r.passed for r in got.records) / n,
                 "tool_format": sum(r.shaping.get("tool_format", 0.0) for r in got.records) / n,
+                "shaping": {k: sum(r.shaping.get(k, 0.0) for r in got.records) / n for k in self.s.shaping},
+                "trained_reward": sum(self._reward(r) for r in got.records) / n,
                 "rollout_tokens": tokens, "sampled_tokens": sampled, "rollout_s": round(got.wall_s, 2),
                 "judge_s": round(got.judge_s, 3), "update_s": round(update_s, 2), "swap_s": round(swap_s, 3),
                 "tokens_per_s": round(sampled / got.wall_s, 1) if got.wall_s > 0 else None,
@@ -286,6 +288,8 @@ class Trainer:
                             "truncated_share", "tokens_per_s", "tool_format"):
                     if isinstance(line.get(key), int | float):
                         self.tracker.record(f"train/{key}", line[key], step + 1)
+                for key, value in line["shaping"].items():
+                    self.tracker.record(f"train/shaping/{key}", value, step + 1)
                 if self.s.eval_every and (step + 1) % self.s.eval_every == 0 and step + 1 < self.s.steps:
                     self._heldout(step + 1)
                 self.progress({"event": "step", **line})

@@ -11,6 +11,7 @@ model's provider writes for each call (generation setting ``logprobs``).
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,9 @@ class RolloutRecord:
     status: str
     calls: list[CallRecord] = field(default_factory=list)
     shaping: dict[str, float] = field(default_factory=dict)
-    """Declared shaping terms (reported apart; added to the reward only when asked)."""
+    """Terms a declared shaping may add (reported apart; added to the reward only when asked):
+    ``tool_format`` (the first model call parsed as a tool call) and the judge's own sub-metrics (the
+    first scorer's ``details["metrics"]``, e.g. SPADA's ``compiled``; 0 for a failed run)."""
     tokens: int = 0
     """Tokens the run used (prompt + completion, all calls)."""
 
@@ -112,11 +115,22 @@ def collect(run_path: Path) -> tuple[list[RolloutRecord], float]:
         passed = bool(first.get("passed")) if first and r.error is None else False
         calls = tokens.get(f"{r.id}#{r.epoch}", [])
         used = int((r.usage or {}).get("total_tokens") or 0)
+        terms = judge_metrics(first) if first and r.error is None else {}
+        terms["tool_format"] = tool_format.get(f"{r.id}#{r.epoch}", 0.0)
         out.append(RolloutRecord(sample_id=r.id, epoch=r.epoch, reward=value, passed=passed, status=r.status,
-                                 calls=calls, tokens=used,
-                                 shaping={"tool_format": tool_format.get(f"{r.id}#{r.epoch}", 0.0)}))
+                                 calls=calls, tokens=used, shaping=terms))
     out.sort(key=lambda x: (order.get(x.sample_id, 1 << 30), x.sample_id, x.epoch))
     return out, judge_s
+
+
+def judge_metrics(score: dict[str, Any]) -> dict[str, float]:
+    """The finite numbers in a score's ``details["metrics"]`` (what the judge measured besides its verdict)."""
+    metrics = (score.get("details") or {}).get("metrics") if isinstance(score.get("details"), dict) else None
+    out: dict[str, float] = {}
+    for key, value in (metrics or {}).items() if isinstance(metrics, dict) else ():
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            out[str(key)] = float(value)
+    return out
 
 
 def _call(ev: dict[str, Any]) -> CallRecord:

@@ -6,6 +6,7 @@ Every field has a docstring and is echoed into ``DIR/train.json``; a bad value i
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,7 +52,9 @@ class TrainSettings(BaseModel):
     gen: dict[str, Any] = Field(default_factory=dict, description="Generation settings (--gen) of the rollouts.")
     shaping: dict[str, float] = Field(default_factory=dict,
                                       description="Declared shaping terms added to the judge's reward, "
-                                                  "e.g. {tool_format: 0.1}; off by default, reported apart.")
+                                                  "e.g. {tool_format: 0.1} or SPADA's {compiled: 0.2}: "
+                                                  "tool_format or a sub-metric of the suite's scorer; off "
+                                                  "by default, reported apart.")
     sft_from: str | None = Field(None, description="Supervised warm start first: 'oracle' (scripted oracle "
                                                    "trajectories of generated problems) or an adapter folder.")
     sft_examples: int = Field(256, ge=1, le=100_000, description="Generated problems for the warm start.")
@@ -81,6 +84,14 @@ class TrainSettings(BaseModel):
         if "@" in value:
             raise ValueError(f"'{value}' already names an adapter; train the base model (use --sft-from DIR "
                              "to start from an adapter)")
+        return value
+
+    @field_validator("shaping")
+    @classmethod
+    def _shaping(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = {k: w for k, w in value.items() if not math.isfinite(w) or abs(w) > 10}
+        if bad:
+            raise ValueError(f"shaping weights must be finite numbers in [-10, 10], got {bad}")
         return value
 
     @field_validator("lora_targets")

@@ -68,3 +68,23 @@ def test_token_records_are_the_events_ids_in_call_order(tmp_path: Path) -> None:
     q1 = next(r for r in records if r.sample_id == "q1")
     assert q1.shaping == {"tool_format": 1.0} and q1.tokens == 30
     assert next(r for r in records if (r.sample_id, r.epoch) == ("q2", 2)).calls == []
+
+
+def test_shaping_terms_are_the_judges_metrics_only(tmp_path: Path) -> None:
+    """A shaping term is the first scorer's own sub-metric; the output's claims, a later scorer's numbers,
+    non-finite values and a failed run's scores never become one."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"kind": "eval", "sample_ids": ["a", "b"]}))
+    log = SamplesLog(run / "samples.jsonl")
+    log.append(SampleRecord(id="a", epoch=1, input={}, target=1,
+                            output={"answer": "x", "metrics": {"compiled": 1.0, "loaded": 1.0}},
+                            scores={"spada": {"value": 0.0, "passed": False, "details": {
+                                "metrics": {"compiled": 1.0, "loaded": 0.0, "bad": float("nan"), "flag": True}}},
+                                "other": {"value": 1.0, "details": {"metrics": {"loaded": 1.0, "x": 3.0}}}}))
+    log.append(SampleRecord(id="b", epoch=1, input={}, target=1, output=None, status="error", error="crashed",
+                            scores={"spada": {"value": 0.0, "details": {"metrics": {"compiled": 1.0}}}}))
+    records, _ = collect(run)
+    got = {r.sample_id: r.shaping for r in records}
+    assert got["a"] == {"compiled": 1.0, "loaded": 0.0, "tool_format": 0.0}
+    assert got["b"] == {"tool_format": 0.0}

@@ -38,6 +38,11 @@ def _cli(*args: str, timeout: float = 600, **kw: Any) -> subprocess.CompletedPro
     (["ogmar", "--suite", "gen:ogmar", "--eval-suite", "values_synth", "--sft-from", "oracle"], "no scripted oracle"),
     (["agent", "--suite", "gen:ogmar", "--eval-suite", "arith"], "makes problems for workflow 'ogmar'"),
     (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "--eval-limit", "0"], "eval_limit"),
+    (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "--shaping", "compiled=0.2"],
+     "unknown term(s) ['compiled'] for --suite gen:arith; known: tool_format ("),
+    (["spada", "--suite", "gen:spada", "--eval-suite", "spada_bench", "--shaping", "reward=1"],
+     "known: tool_format, invalid, constraint_pass, iterations, compiled, loaded"),
+    (["agent", "--suite", "gen:arith", "--eval-suite", "arith", "--shaping", "tool_format=nan"], "finite"),
 ])
 def test_refusals_are_one_line_and_create_nothing(tmp_path: Path, args: list[str], expected: str) -> None:
     out = tmp_path / "run"

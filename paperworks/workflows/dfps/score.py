@@ -88,5 +88,7 @@ def _lean_unavailable() -> str | None:
 
 
 score_rpe.available = _lean_unavailable  # type: ignore[attr-defined]  # read by the eval's scorer registry
+score_rpe.metrics = ("submitted", "ne_submitted", "proven")  # type: ignore[attr-defined]
+score_symbolic.metrics = ("submitted", "ne_submitted", "undecided")  # type: ignore[attr-defined]
 
 SCORERS: dict[str, Any] = {"rpe": score_rpe, "symbolic_answer": score_symbolic}

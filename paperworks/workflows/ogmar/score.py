@@ -35,3 +35,5 @@ async def score_choice(sample: Sample, output: Any, answer: str, ctx: Any) -> Sc
 
 
 SCORERS: dict[str, Any] = {"match": score_choice}
+
+score_choice.metrics = ("abstained", "consistency")  # type: ignore[attr-defined]

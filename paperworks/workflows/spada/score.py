@@ -7,7 +7,11 @@ is read as a result).
 Score: passed when every hidden test and check passes (the assembly pass rate). Sub-metrics in
 ``details["metrics"]`` (averaged by the eval as ``spada/<name>``): ``invalid`` (did not compile or
 build, its geometry did not load, or a part is not a valid solid), ``constraint_pass`` (share of
-hidden tests and checks passed), ``iterations`` (sandbox runs the agent used).
+hidden tests and checks passed), ``iterations`` (sandbox runs the agent used), ``compiled`` (the program
+got past Python's compiler: a program can only claim a later failure, never an earlier success) and
+``loaded`` (the judge sandbox loaded its parts' geometry: the judge's own account). The last two grade
+how far an unsolved program got; ``paperworks train --shaping compiled=W`` may add them to the reward
+as declared shaping terms.
 """
 
 from __future__ import annotations
@@ -20,6 +24,17 @@ from typing import Any
 from paperworks.core.scoring import Sample, Score
 
 INVALID_STAGES = {"compile", "build", "export", "load", "timeout", "killed", "sandbox"}
+JUDGED_STAGES = {"checks", "done", "tests"}
+"""Stages past the judge's loading of the geometry."""
+METRICS = ("invalid", "constraint_pass", "iterations", "compiled", "loaded")
+
+
+def progress(result: dict[str, Any]) -> dict[str, float]:
+    """``compiled`` and ``loaded`` of a sandbox result (see the module docstring)."""
+    stage, error = str(result.get("stage") or ""), str(result.get("error") or "")
+    compiled = not (stage == "compile" or (stage in {"timeout", "killed"} and error.endswith("during compile")))
+    loaded = stage in JUDGED_STAGES and bool(result.get("parts"))
+    return {"compiled": float(compiled), "loaded": float(loaded)}
 
 
 def suite_folder(sample: Sample) -> Path:
@@ -43,7 +58,8 @@ async def score_spada(sample: Sample, output: Any, answer: str, ctx: Any) -> Sco
             options[key] = float(constraints[key])
     if not code.strip():
         return Score(0.0, False, answer, "no program was produced",
-                     details={"metrics": {"invalid": 1.0, "constraint_pass": 0.0, "iterations": float(iterations)}})
+                     details={"metrics": {"invalid": 1.0, "constraint_pass": 0.0, "iterations": float(iterations),
+                                          "compiled": 0.0, "loaded": 0.0}})
     with tempfile.TemporaryDirectory(prefix="spada-score-") as tmp:
         result = await asyncio.to_thread(run_sandbox, code, hidden, Path(tmp), renders=False, options=options)
     tests, checks = result.get("tests", []), list(result.get("checks", []))
@@ -62,9 +78,12 @@ async def score_spada(sample: Sample, output: Any, answer: str, ctx: Any) -> Sco
         1.0 if ok else 0.0, ok, answer, explanation,
         details={
             "metrics": {"invalid": float(invalid), "constraint_pass": passed / len(items) if items else 0.0,
-                        "iterations": float(iterations)},
+                        "iterations": float(iterations), **progress(result)},
             "stage": result.get("stage"),
             "tests": [{k: t.get(k) for k in ("name", "passed", "message")} for t in tests],
             "checks": [{k: c.get(k) for k in ("name", "passed", "message")} for c in checks],
         },
     )
+
+
+score_spada.metrics = METRICS  # type: ignore[attr-defined]

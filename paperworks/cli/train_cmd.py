@@ -36,8 +36,10 @@ class _TrainView:
                                                           f"examples · loss {info['sft_loss']:.3f}")
         elif kind == "step":
             tps = info.get("tokens_per_s")
+            shaped = info.get("trained_reward")
+            extra = (f" (shaped {shaped:.3f})" if info.get("shaping") and isinstance(shaped, float) else "")
             self.bar.update(self.task, completed=info["step"], phase="train",
-                            stats=f"reward {info['reward']:.3f} · acc {info['accuracy']:.3f} · "
+                            stats=f"reward {info['reward']:.3f}{extra} · acc {info['accuracy']:.3f} · "
                                   f"{tps if tps is not None else '-'} tok/s · held-out {self.heldout}")
 
 

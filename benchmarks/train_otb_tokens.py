@@ -94,7 +94,34 @@ def summarise(arms: list[dict[str, Any]], delta: float) -> dict[str, Any]:
     names = list(dict.fromkeys(a["name"] for a in arms))
     return {"targets": {str(k): v for k, v in targets.items()},
             "otb_n4_over_grpo_n4": ratio(names[0], names[1]),
-            "otb_n4_over_grpo_big_n": ratio(names[0], names[2])}
+            "otb_n4_over_grpo_big_n": ratio(names[0], names[2]),
+            "at_matched_tokens": matched(arms)}
+
+
+def accuracy_within(curve: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+    """The last and the best held-out accuracy among the evaluations made within ``budget`` rollout tokens
+    (step 0 included), and how many steps' tokens that was."""
+    inside = [p for p in curve if p["rollout_tokens"] <= budget and p["accuracy"] is not None]
+    if not inside:
+        return {"last": None, "best": None, "at_step": None}
+    return {"last": inside[-1]["accuracy"], "best": max(p["accuracy"] for p in inside), "at_step": inside[-1]["step"]}
+
+
+def matched(arms: list[dict[str, Any]]) -> dict[str, Any]:
+    """Held-out accuracy of every arm within the same rollout-token budget, per seed: the smallest total any
+    arm of that seed spent (the N=4 arms' whole run, a few steps of the large-N arm), and the mean over seeds."""
+    per_seed: dict[str, dict[str, Any]] = {}
+    for seed in sorted({a["seed"] for a in arms}):
+        mine = [a for a in arms if a["seed"] == seed]
+        budget = min(int(a["rollout_tokens"]) for a in mine)
+        per_seed[str(seed)] = {"budget_tokens": budget,
+                               **{a["name"]: accuracy_within(a["heldout"], budget) for a in mine}}
+    names = list(dict.fromkeys(a["name"] for a in arms))
+    mean: dict[str, float | None] = {}
+    for name in names:
+        values = [s[name]["last"] for s in per_seed.values() if s.get(name, {}).get("last") is not None]
+        mean[name] = round(statistics.fmean(values), 4) if values else None
+    return {"per_seed": per_seed, "mean_last": mean}
 
 
 def main() -> None:

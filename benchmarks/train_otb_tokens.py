@@ -53,7 +53,8 @@ def arm(name: str, estimator: str, n: int, seed: int, args: argparse.Namespace) 
         raise SystemExit(f"{name}: {done.stderr.strip()[-500:]}")
     results = json.loads((out / "results.json").read_text())
     return {"name": name, "estimator": estimator, "group_size": n, "seed": seed,
-            "wall_s": round(time.monotonic() - started, 1),
+            "run_s": round(sum(float(v) for v in results["phase_seconds"].values()), 1),
+            "this_call_s": round(time.monotonic() - started, 1),
             "heldout": [{"step": h["step"], "rollout_tokens": h["rollout_tokens"], "accuracy": h["accuracy"]}
                         for h in results["heldout"]],
             "rollout_tokens": results["rollout_tokens"], "phase_seconds": results["phase_seconds"],

@@ -15,7 +15,7 @@ many seeds that is.
     # the warm start: the train_arith recipe stopped after its SFT (deterministic for its seed)
     paperworks train --config-file examples/train_arith.yaml --steps 0 --no-final-eval --out runs/sft_arith
     python benchmarks/train_otb_tokens.py --sft-from runs/sft_arith/adapter --seeds 0,1,2 --steps 12 \\
-        --batch 8 --big-n 16 --heldout 48 --eval-every 2 --delta 0.1 --lr 1e-4
+        --batch 8 --big-n 16 --heldout 48 --eval-every 2 --delta 0.06 --lr 1e-4
 
 Writes the JSON (and keeps each arm's run folder under ``--work``, so that a killed benchmark resumes).
 """

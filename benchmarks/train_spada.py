@@ -4,8 +4,11 @@ tests in the sandbox; base model and adapter evaluated on SPADA-Bench's first it
 
     python benchmarks/train_spada.py                       # train (examples/train_spada.yaml) and summarise
     python benchmarks/train_spada.py --work runs/x         # summarise a finished run (or finish it)
+    # RL from that warm start, with the judge's sub-metrics as declared shaping terms
+    python benchmarks/train_spada.py --config examples/train_spada_rl.yaml --sft-from runs/train_spada/adapter \
+        --work runs/train_spada_rl --out benchmarks/results/train_spada_rl
 
-Writes ``benchmarks/results/train_spada/``: ``results.json`` (accuracy, and the judge's partial figures:
+Writes ``--out`` (default ``benchmarks/results/train_spada/``): ``results.json`` (accuracy, and the judge's partial figures:
 the share of hidden tests and checks passed and the share of invalid programs, for the base model and the
 adapter on the same SPADA-Bench items and on the generated held-out problems; time per phase, throughput,
 peak RSS) and ``log.jsonl`` (one line per RL step). The adapter stays in the run folder (``--work``): at
@@ -40,6 +43,7 @@ def judged(run_dir: str | None) -> dict[str, Any]:
         items.append({"id": r.id, "passed": bool(score.get("passed")) and r.error is None,
                       "constraint_pass": float(metrics.get("constraint_pass", 0.0)),
                       "invalid": float(metrics.get("invalid", 1.0)), "error": r.error,
+                      "compiled": float(metrics.get("compiled", 0.0)), "loaded": float(metrics.get("loaded", 0.0)),
                       "stage": (score.get("details") or {}).get("stage"),
                       "explanation": str(score.get("explanation") or "")[:160],
                       "tokens": int((r.usage or {}).get("total_tokens") or 0)})
@@ -48,7 +52,7 @@ def judged(run_dir: str | None) -> dict[str, Any]:
         return round(sum(float(i[key]) for i in items) / n, 4)
 
     return {"samples": len(items), "accuracy": mean("passed"), "constraint_pass_mean": mean("constraint_pass"),
-            "invalid_share": mean("invalid"),
+            "invalid_share": mean("invalid"), "compiled_share": mean("compiled"), "loaded_share": mean("loaded"),
             "items": sorted(items, key=lambda i: str(i["id"]))}
 
 
@@ -57,12 +61,14 @@ def main() -> None:
     parser.add_argument("--config", default=str(ROOT / "examples" / "train_spada.yaml"))
     parser.add_argument("--work", default=str(ROOT / "runs" / "train_spada"))
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--sft-from", default=None, help="Warm-start adapter folder (else the config's).")
     args = parser.parse_args()
     work, out = Path(args.work).resolve(), Path(args.out)
     if not (work / "results.json").is_file():
         cmd = ([sys.executable, "-m", "paperworks", "train", "--resume", str(work), "-q"]
                if (work / "train.json").is_file() else
-               [sys.executable, "-m", "paperworks", "train", "--config-file", args.config, "--out", str(work), "-q"])
+               [sys.executable, "-m", "paperworks", "train", "--config-file", args.config, "--out", str(work), "-q",
+                *(["--sft-from", args.sft_from] if args.sft_from else [])])
         done = subprocess.run(cmd, cwd=ROOT)
         if done.returncode != 0:
             raise SystemExit(done.returncode)
@@ -83,7 +89,8 @@ def main() -> None:
     results = {
         "benchmark": "train_spada",
         "command": f"python benchmarks/train_spada.py {' '.join(sys.argv[1:])}".strip(),
-        "train_command": f"paperworks train --config-file {Path(args.config).relative_to(ROOT)} --out DIR",
+        "train_command": f"paperworks train --config-file {Path(args.config).resolve().relative_to(ROOT)} --out DIR"
+                         + (f" --sft-from {args.sft_from}" if args.sft_from else ""),
         "settings": run["settings"],
         "eval_model": f"{run['settings']['model']}@{adapter}",
         "eval_command": f"paperworks eval spada_bench -m {run['settings']['model']}@{adapter} "
@@ -99,6 +106,8 @@ def main() -> None:
                      **{k: v for k, v in judged(str(p.parent)).items() if k != "items"}} for p in heldout],
         "steps_done": run.get("steps_done"), "stopped_by": run.get("stopped_by"), "sft": run.get("sft"),
         "train_reward": [h.get("reward") for h in history],
+        "train_shaping": [h.get("shaping") for h in history],
+        "train_tokens_trained": [h.get("tokens_trained") for h in history],
         "sft_loss": (run.get("scalars") or {}).get("sft/loss"),
         "rollout_tokens": run.get("rollout_tokens"), "rollout_samples": run.get("rollout_samples"),
         "samples_per_min": run.get("samples_per_min"), "phase_seconds": run.get("phase_seconds"),

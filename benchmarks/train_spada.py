@@ -8,9 +8,9 @@ tests in the sandbox; base model and adapter evaluated on SPADA-Bench's first it
     python benchmarks/train_spada.py --config examples/train_spada_rl.yaml --sft-from runs/train_spada/adapter \
         --work runs/train_spada_rl --out benchmarks/results/train_spada_rl
 
-Writes ``--out`` (default ``benchmarks/results/train_spada/``): ``results.json`` (accuracy, and the judge's partial figures:
-the share of hidden tests and checks passed and the share of invalid programs, for the base model and the
-adapter on the same SPADA-Bench items and on the generated held-out problems; time per phase, throughput,
+Writes ``--out`` (default ``benchmarks/results/train_spada/``): ``results.json`` (accuracy, and the judge's
+partial figures: the share of hidden tests and checks passed and the share of invalid programs, for the base
+model and the adapter on the same SPADA-Bench items and on the generated held-out problems; time per phase, throughput,
 peak RSS) and ``log.jsonl`` (one line per RL step). The adapter stays in the run folder (``--work``): at
 20 MB, it is committed only when it solves something (this attempt's scores 0).
 """

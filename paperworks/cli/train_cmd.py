@@ -66,6 +66,9 @@ def train_command(
     time_budget: Annotated[float | None, typer.Option("--time-budget", help="Seconds of training at most.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Rollouts in flight at once (default 8; 1 makes "
                                                     "rollouts independent of scheduling).")] = None,
+    eval_concurrency: Annotated[int | None, typer.Option("--eval-concurrency", help="Samples in flight in the "
+                                                         "held-out and final evals (default: --concurrency; 1 "
+                                                         "makes greedy evals bit-reproducible).")] = None,
     shaping: Annotated[list[str] | None, typer.Option("--shaping", help="Declared shaping term=weight: "
                                                       "tool_format, or a sub-metric of the suite's scorer "
                                                       "(SPADA: compiled, loaded, constraint_pass); off by "
@@ -98,6 +101,7 @@ def train_command(
                  "estimator": estimator, "group_size": group_size, "batch": batch, "steps": steps, "seed": seed,
                  "lr": lr, "sft_from": sft_from, "sft_examples": sft_examples, "heldout": heldout,
                  "eval_every": eval_every, "time_budget_s": time_budget, "concurrency": concurrency,
+                 "eval_concurrency": eval_concurrency,
                  "eval_limit": eval_limit, "keep": keep}
         values.update({k: v for k, v in flags.items() if v is not None})
         if config:

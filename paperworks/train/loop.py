@@ -103,7 +103,7 @@ class Trainer:
         started = time.monotonic()
         with self.mem.phase(where.split("/")[0] if where.startswith("heldout") else where.replace("/", "_")):
             outcome = evaluate(suite, self.out / where, model, config=self.s.config, seed=self.s.seed,
-                               concurrency=self.s.concurrency, limit=limit)
+                               concurrency=self.s.eval_concurrency or self.s.concurrency, limit=limit)
         self.state["phases"]["eval"] += time.monotonic() - started
         return outcome
 

@@ -48,6 +48,10 @@ class TrainSettings(BaseModel):
     micro_batch_tokens: int = Field(2048, ge=64, le=1_000_000, description="Most padded tokens in one "
                                                                          "forward/backward pass of an update.")
     concurrency: int = Field(8, ge=1, le=64, description="Rollouts in flight at once (the engine batches them).")
+    eval_concurrency: int | None = Field(None, ge=1, le=64, description="Samples in flight in the held-out and "
+                                         "final evals (None: as concurrency). 1 makes greedy evals "
+                                         "bit-reproducible: llama.cpp's output for a request depends on the "
+                                         "requests batched beside it.")
     config: dict[str, Any] = Field(default_factory=dict, description="Workflow settings (-c) over the suite's.")
     gen: dict[str, Any] = Field(default_factory=dict, description="Generation settings (--gen) of the rollouts.")
     shaping: dict[str, float] = Field(default_factory=dict,

@@ -66,7 +66,11 @@ class StepRollouts:
 def run_rollouts(suite_dir: Path, log_dir: Path, *, model: str, epochs: int, seed: int, temperature: float,
                  concurrency: int, config: dict[str, Any], gen: dict[str, Any]) -> StepRollouts:
     """Run (or, after an interruption, finish) the eval of ``suite_dir`` with ``epochs`` rollouts per
-    problem in ``log_dir`` (one eval run directory there), then collect its rollouts."""
+    problem in ``log_dir`` (one eval run directory there), then collect its rollouts.
+
+    The embedded model's default repetition penalty (1.15) is off here unless ``gen`` sets one: it reshapes
+    the distribution a token is drawn from, so the recorded sampling log-probabilities would not be the
+    policy's that the trainer updates (on SPADA's code replies that put the mean |log-ratio| at 0.62)."""
     started = time.monotonic()
     existing = sorted(p for p in log_dir.glob("*/run.json")) if log_dir.exists() else []
     if existing:
@@ -77,7 +81,8 @@ def run_rollouts(suite_dir: Path, log_dir: Path, *, model: str, epochs: int, see
     else:
         args = harness.EvalArgs(suite=str(suite_dir), model=model, epochs=epochs, seed=seed,
                                 concurrency=concurrency, log_dir=str(log_dir), config=dict(config),
-                                generation={**gen, "temperature": temperature, "logprobs": True})
+                                generation={"repetition_penalty": 1.0, **gen, "temperature": temperature,
+                                            "logprobs": True})
         run = harness.create_eval(args)
     results = run_sync(harness.run_eval(run))
     del results

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -172,6 +173,8 @@ def _check(settings: Any) -> None:
         raise UserError(f"--sft-from oracle: no scripted oracle trajectories for workflow '{spec.name}' with "
                         f"--suite {settings.suite} (only agent with gen:arith, spada with gen:spada); pass an "
                         "adapter folder instead")
+    if settings.sft_from and settings.sft_from != "oracle":
+        _check_warm_start(Path(settings.sft_from), settings)
     if settings.shaping:
         from paperworks.eval.scorers import get_scorer
 
@@ -182,3 +185,30 @@ def _check(settings: Any) -> None:
             raise UserError(f"--shaping: unknown term(s) {unknown} for --suite {settings.suite}; known: "
                             f"{', '.join(known)} (tool_format, and the sub-metrics the suite's scorer "
                             f"'{judge.name if judge else '-'}' reports)")
+
+
+def _check_warm_start(folder: Path, settings: Any) -> None:
+    """Refuse in one line a ``--sft-from`` folder that is not a saved adapter of this run's shape (rank,
+    alpha and adapted layers must match: the trainer copies its tensors into the run's own LoRA)."""
+    from paperworks.core.errors import UserError
+    from paperworks.models.local.smollm import LocalModelError, check_adapter_dir
+
+    try:
+        check_adapter_dir(folder.expanduser().resolve())
+        config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+    except LocalModelError as exc:
+        raise UserError(f"--sft-from: {exc}") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--sft-from: {folder / 'adapter_config.json'} is unreadable ({exc})") from None
+    if not isinstance(config, dict):
+        raise UserError(f"--sft-from: {folder / 'adapter_config.json'} is not a JSON object")
+    theirs = {"r": config.get("r"), "lora_alpha": config.get("lora_alpha"),
+              "target_modules": sorted(config.get("target_modules") or [])}
+    ours = {"r": settings.lora_rank, "lora_alpha": settings.lora_alpha, "target_modules": sorted(settings.lora_targets)}
+    for key, value in ours.items():
+        mine = theirs[key]
+        if key == "lora_alpha" and isinstance(mine, int | float) and float(mine) == float(value):
+            continue
+        if mine != value:
+            raise UserError(f"--sft-from {folder}: its {key} is {mine!r}, this run's is {value!r} "
+                            "(set lora_rank / lora_alpha / lora_targets to the adapter's)")

@@ -53,6 +53,32 @@ def test_refusals_are_one_line_and_create_nothing(tmp_path: Path, args: list[str
     assert not out.exists()
 
 
+@pytest.mark.parametrize("config, expected", [
+    (None, "does not exist"),
+    ({"r": 8, "lora_alpha": 32, "target_modules": ["q_proj"]}, "its r is 8, this run's is 16"),
+    ({"r": 16, "lora_alpha": 16, "target_modules": ["q_proj"]}, "its lora_alpha is 16, this run's is 32.0"),
+    ({"r": 16, "lora_alpha": 32, "target_modules": ["q_proj"]}, "its target_modules is ['q_proj']"),
+    ("[1, 2]", "not a JSON object"),
+    ("{oops", "unreadable"),
+])
+def test_refuses_a_warm_start_that_is_not_an_adapter_of_this_shape(tmp_path: Path, config: Any,
+                                                                      expected: str) -> None:
+    """``--sft-from FOLDER``: a missing folder, or an adapter of another rank, alpha or set of layers, is
+    refused in one line before the run folder is made (the trainer would fail after creating it)."""
+    adapter = tmp_path / "adapter"
+    if config is not None:
+        adapter.mkdir()
+        (adapter / "adapter_model.safetensors").write_bytes(b"")
+        (adapter / "adapter_config.json").write_text(config if isinstance(config, str) else json.dumps(config))
+    out = tmp_path / "run"
+    result = _cli("train", "agent", "--suite", "gen:arith", "--eval-suite", "arith", "--sft-from", str(adapter),
+                  "--out", str(out), "--steps", "1")
+    lines = [x for x in result.stderr.strip().splitlines() if x.strip()]
+    assert result.returncode == 1 and len(lines) == 1 and "--sft-from" in lines[0], result.stderr
+    assert expected in lines[0], result.stderr
+    assert not out.exists()
+
+
 def test_refuses_a_nonempty_out_and_a_missing_resume(tmp_path: Path) -> None:
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "x").write_text("x")

@@ -7,7 +7,8 @@ it off took the share of compiling programs from 0-1 of 8 to about 6 of 8 (READM
 runs SPADA-Bench's first items greedily, one attempt each, for each model and each ``--penalties`` value, and
 reports what the hidden-test judge says: passed, compiled, loaded, invalid, and the first error of each.
 
-    python benchmarks/spada_penalty.py --models local/smollm2-135m,local/smollm2-135m@runs/train_spada/adapter
+    python benchmarks/spada_penalty.py --models local/smollm2-135m,local/smollm2-135m@runs/train_spada/adapter \
+        --penalties 1.0,1.15 --limit 3 --max-tokens 1024
 
 Writes ``--out`` (default ``benchmarks/results/spada_penalty.json``); each eval's run folder stays under
 ``--log-dir``.
@@ -67,7 +68,7 @@ def main() -> None:
                 raise SystemExit(f"eval failed ({model}, penalty {penalty}): {done.stderr.strip()[-400:]}")
             summary = judged(str(new[0]))
             rows.append({"model": model, "repetition_penalty": penalty, "wall_s": wall,
-                         "eval_command": "paperworks eval " + " ".join(cmd[4:-4]), **summary})
+                         "eval_command": "paperworks eval " + " ".join(cmd[4:-3]), **summary})
             print(json.dumps({k: v for k, v in rows[-1].items() if k != "items"}))
     results = {"benchmark": "spada_penalty",
                "command": f"python benchmarks/spada_penalty.py {' '.join(sys.argv[1:])}".strip(),

@@ -53,7 +53,13 @@ def _record(server: Server, thread_id: str) -> tuple[Path, dict[str, Any], list[
         if (record.get("served") or {}).get("thread_id") == thread_id:
             found.append((path, record))
     assert found, f"no run recorded for thread {thread_id}"
-    path, record = sorted(found, key=lambda pr: pr[0].name)[-1]
+    def started(pr: tuple[Path, dict[str, Any]]) -> tuple[float, str]:
+        # run folder names and created_at are to the second: a resumed run can start in the same second as
+        # the interrupted one, so order by the first event's time (sub-second) instead
+        first = (pr[0] / "events.jsonl").read_text().split("\n", 1)[0]
+        return (float(json.loads(first)["t"]) if first.strip() else 0.0, pr[0].name)
+
+    path, record = max(found, key=started)
     events = [json.loads(line) for line in (path / "events.jsonl").read_text().splitlines()]
     return path, record, events
 

@@ -11,9 +11,10 @@ and every model call's reply (text and tool calls) compared call by call with th
     python benchmarks/eval_determinism.py --suite values_synth --model local/smollm2-135m --limit 12
 
 Writes ``--out`` (default ``benchmarks/results/eval_determinism.json``): per concurrency, the share of samples
-whose whole transcript equals the first repeat's, the share of model calls that do, and the accuracy of each
-repeat; the ratio of identical samples at the highest concurrency to those at 1; and samples that differ
-between concurrency 1 and the highest (first repeats).
+whose whole transcript equals the first repeat's, the share of model calls that do, the calls whose prompt was
+identical but whose reply was not (engine non-determinism, told apart from a workflow that asked something
+else), and the accuracy of each repeat; the ratio of identical samples at the highest concurrency to those at 1;
+and samples that differ between concurrency 1 and the highest (first repeats).
 """
 
 from __future__ import annotations
@@ -43,6 +44,17 @@ def transcripts(run_dir: Path) -> dict[str, list[str]]:
     return calls
 
 
+def prompts(run_dir: Path) -> dict[str, list[str | None]]:
+    """Each sample's prompts in call order, as the content hash the event log names them by (messages, tools
+    and generation settings): two calls with the same name were asked exactly the same thing."""
+    asked: dict[str, list[str | None]] = {}
+    for line in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        if event.get("type") == "model_call":
+            asked.setdefault(str(event["sample"]), []).append(event.get("prompt"))
+    return asked
+
+
 def accuracy(run_dir: Path) -> float | None:
     """The run's first ``<scorer>/accuracy`` metric."""
     metrics = json.loads((run_dir / "results.json").read_text(encoding="utf-8")).get("metrics") or {}
@@ -64,17 +76,40 @@ def one_eval(args: argparse.Namespace, concurrency: int, log_dir: Path) -> tuple
     return runs[0], round(time.monotonic() - started, 1)
 
 
-def compare(a: dict[str, list[str]], b: dict[str, list[str]]) -> dict[str, Any]:
+def compare(a: dict[str, list[str]], b: dict[str, list[str]],
+            asked_a: dict[str, list[str | None]] | None = None,
+            asked_b: dict[str, list[str | None]] | None = None) -> dict[str, Any]:
+    """Call-by-call comparison of two evals' transcripts. With the prompts (``prompts``) as well, each sample's
+    first difference is told apart: ``same_prompt`` (the engine gave another reply to the very same request:
+    batch or run-to-run non-determinism) or ``prompt_differs`` (the workflow asked something else, e.g. tool or
+    test feedback that is not reproducible); and replies that differ although the prompt was the same are
+    counted over all calls."""
     samples = sorted(set(a) | set(b))
     same_samples = [s for s in samples if a.get(s) == b.get(s)]
     pairs = [(x, y) for s in samples for x, y in zip(a.get(s, []), b.get(s, []), strict=False)]
     differ = {s: next((i for i, (x, y) in enumerate(zip(a.get(s, []), b.get(s, []), strict=False)) if x != y),
                       min(len(a.get(s, [])), len(b.get(s, []))))
               for s in samples if s not in same_samples}
-    return {"samples": len(samples), "identical_samples": len(same_samples),
-            "identical_sample_share": round(len(same_samples) / max(len(samples), 1), 4),
-            "calls_compared": len(pairs), "identical_calls": sum(x == y for x, y in pairs),
-            "first_differing_call": differ}
+    out: dict[str, Any] = {
+        "samples": len(samples), "identical_samples": len(same_samples),
+        "identical_sample_share": round(len(same_samples) / max(len(samples), 1), 4),
+        "calls_compared": len(pairs), "identical_calls": sum(x == y for x, y in pairs),
+        "first_differing_call": differ}
+    if asked_a is not None and asked_b is not None:
+        def same_prompt(s: str, i: int) -> bool:
+            pa, pb = asked_a.get(s, []), asked_b.get(s, [])
+            return i < len(pa) and i < len(pb) and pa[i] is not None and pa[i] == pb[i]
+
+        out["first_difference_kind"] = {
+            s: ("same_prompt" if same_prompt(s, i) else "prompt_differs") if i < min(len(a.get(s, [])),
+                                                                                  len(b.get(s, [])))
+            else "call_count_differs" for s, i in differ.items()}
+        out["same_prompt_calls"] = sum(same_prompt(s, i) for s in samples
+                                       for i in range(min(len(a.get(s, [])), len(b.get(s, [])))))
+        out["same_prompt_different_reply"] = sum(
+            same_prompt(s, i) and x != y for s in samples
+            for i, (x, y) in enumerate(zip(a.get(s, []), b.get(s, []), strict=False)))
+    return out
 
 
 def main() -> None:
@@ -93,19 +128,22 @@ def main() -> None:
     if not levels or min(levels) < 1 or args.repeats < 2 or args.limit < 1:
         raise SystemExit("--concurrency needs positive integers, --repeats at least 2, --limit at least 1")
     per: dict[str, Any] = {}
-    firsts: dict[int, dict[str, list[str]]] = {}
+    firsts: dict[int, tuple[dict[str, list[str]], dict[str, list[str | None]]]] = {}
     with tempfile.TemporaryDirectory(prefix="pw-determinism-") as tmp:
         for level in levels:
             runs = [one_eval(args, level, Path(tmp) / f"c{level}-r{r}") for r in range(args.repeats)]
             texts = [transcripts(run) for run, _ in runs]
-            firsts[level] = texts[0]
-            against = [compare(texts[0], t) for t in texts[1:]]
+            asked = [prompts(run) for run, _ in runs]
+            firsts[level] = (texts[0], asked[0])
+            against = [compare(texts[0], t, asked[0], q) for t, q in zip(texts[1:], asked[1:], strict=True)]
             per[str(level)] = {
                 "wall_s": [w for _, w in runs], "accuracy": [accuracy(run) for run, _ in runs],
                 "repeats_vs_first": against,
                 "identical_sample_share": min(c["identical_sample_share"] for c in against),
                 "identical_call_share": round(sum(c["identical_calls"] for c in against)
-                                              / max(sum(c["calls_compared"] for c in against), 1), 4)}
+                                              / max(sum(c["calls_compared"] for c in against), 1), 4),
+                "same_prompt_different_reply": sum(c["same_prompt_different_reply"] for c in against),
+                "same_prompt_calls": sum(c["same_prompt_calls"] for c in against)}
     low, high = levels[0], max(levels)
     results = {
         "benchmark": "eval_determinism",
@@ -115,7 +153,8 @@ def main() -> None:
         "identical_share_ratio_high_to_low": (
             round(per[str(high)]["identical_sample_share"] / per[str(low)]["identical_sample_share"], 4)
             if per[str(low)]["identical_sample_share"] else None),
-        "low_vs_high_first_repeats": compare(firsts[low], firsts[high]) if high != low else None,
+        "low_vs_high_first_repeats": (compare(firsts[low][0], firsts[high][0], firsts[low][1], firsts[high][1])
+                                      if high != low else None),
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

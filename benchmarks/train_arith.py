@@ -51,8 +51,10 @@ def main() -> None:
     if out.exists():
         shutil.rmtree(out)
     (out / "adapter").mkdir(parents=True)
+    kept = Path(str(run["eval_model"]).rpartition("@")[2])  # adapter/, or adapter_best/ under --keep best_heldout
+    kept = kept if kept.is_absolute() else ROOT / kept
     for name in ("adapter_config.json", "adapter_model.safetensors"):
-        shutil.copy2(work / "adapter" / name, out / "adapter" / name)
+        shutil.copy2(kept / name, out / "adapter" / name)
     shutil.copy2(work / "log.jsonl", out / "log.jsonl")
     final, base = run.get("final_eval") or {}, run.get("base_eval") or {}
     history = run.get("history") or []
@@ -62,6 +64,7 @@ def main() -> None:
         "settings": run["settings"],
         "eval_model": f"local/{run['settings']['model'].removeprefix('local/')}@{(out / 'adapter').relative_to(ROOT)}",
         "eval_command": f"paperworks eval arith -m local/smollm2-135m@{(out / 'adapter').relative_to(ROOT)}",
+        "kept": run.get("kept"),
         "arith_accuracy": final.get("accuracy"), "arith_stderr": final.get("stderr"),
         "arith_samples": final.get("samples"),
         "base_accuracy": base.get("accuracy"), "base_samples": base.get("samples"),

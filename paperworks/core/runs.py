@@ -13,6 +13,7 @@ import platform
 import re
 import secrets
 import subprocess
+import time
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -84,6 +85,7 @@ class RunDir:
             "id": run.id,
             "status": "running",
             "created_at": now_iso(),
+            "created_ns": time.time_ns(),  # orders runs made in the same second (folder names are to the second)
             "versions": versions(),
             "git_sha": git_sha(),
             **record,
@@ -161,13 +163,28 @@ def shown_status(record: dict[str, Any], path: Path) -> str:
     return status
 
 
+def _stamp(path: Path) -> str:
+    return path.name.split("_", 1)[0]
+
+
+def _created_ns(record: dict[str, Any]) -> int:
+    value = record.get("created_ns")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def list_runs(root: Path | None = None, limit: int = 20) -> list[dict[str, Any]]:
     """The most recent runs' records (newest first), each with its ``dir`` and its ``shown_status``."""
     root = root or runs_dir()
     if not root.is_dir():
         return []
+    paths = sorted((p for p in root.iterdir() if (p / "run.json").is_file()), reverse=True)
+    # Folder names sort to the second; read on to the end of the last second taken, then order within it by
+    # the record's creation time in nanoseconds (runs without one, from older versions, sort by name).
+    taken = 0
+    while taken < len(paths) and (taken < limit or (taken > 0 and _stamp(paths[taken]) == _stamp(paths[taken - 1]))):
+        taken += 1
     out: list[dict[str, Any]] = []
-    for path in sorted((p for p in root.iterdir() if (p / "run.json").is_file()), reverse=True):
+    for path in paths[:taken]:
         try:
             record = RunDir(path).read_record()
         except UserError:
@@ -175,6 +192,5 @@ def list_runs(root: Path | None = None, limit: int = 20) -> list[dict[str, Any]]
         record["dir"] = str(path)
         record["shown_status"] = shown_status(record, path)
         out.append(record)
-        if len(out) >= limit:
-            break
-    return out
+    out.sort(key=lambda r: (_stamp(Path(r["dir"])), _created_ns(r)), reverse=True)  # stable: name order among equals
+    return out[:limit]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -23,6 +24,27 @@ def test_create_open_and_list(tmp_path: Path) -> None:
     run.update_record(status="succeeded")
     assert [r["id"] for r in list_runs(root=tmp_path)] == [run.id]
     assert list_runs(root=tmp_path)[0]["status"] == "succeeded"
+
+
+def test_runs_of_the_same_second_list_newest_first(tmp_path: Path) -> None:
+    # Folder names are to the second and end in a random id, so within one second the name order is chance:
+    # the listing orders those by the record's creation time in nanoseconds, also across the limit's edge.
+    def made(name: str, ns: int | None) -> None:
+        (tmp_path / name).mkdir()
+        record = {"id": name.rsplit("_", 1)[1], "status": "succeeded", **({"created_ns": ns} if ns else {})}
+        (tmp_path / name / "run.json").write_text(json.dumps(record))
+
+    made("20261206-101010_agent_ffffffff", 1_000)  # first of the second, though its name sorts last
+    made("20261206-101010_agent_00000000", 3_000)
+    made("20261206-101010_agent_88888888", 2_000)
+    made("20261206-101009_agent_aaaaaaaa", None)  # an older run, from a version without created_ns
+    assert [r["id"] for r in list_runs(root=tmp_path)] == ["00000000", "88888888", "ffffffff", "aaaaaaaa"]
+    assert [r["id"] for r in list_runs(root=tmp_path, limit=1)] == ["00000000"]
+    assert [r["id"] for r in list_runs(root=tmp_path, limit=2)] == ["00000000", "88888888"]
+    assert list_runs(root=tmp_path, limit=0) == []
+    later = RunDir.create("agent", {}, root=tmp_path)
+    assert isinstance(later.read_record()["created_ns"], int)
+    assert list_runs(root=tmp_path, limit=1)[0]["id"] == later.id
 
 
 def test_bad_references_are_user_errors(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 through real ``agent`` workflow runs with the calculator tool, on generated problems only), evaluated on the
 whole ``arith`` suite before and after; the adapter is committed so that anyone can evaluate it.
 
-    python benchmarks/train_arith.py                       # train (examples/train_arith.yaml) and package
+    python benchmarks/train_arith.py                       # train (examples/train_arith_keep.yaml) and package
     python benchmarks/train_arith.py --work runs/x         # package a finished run (or finish it)
 
 Writes ``benchmarks/results/train_arith/``: ``adapter/`` (PEFT files), ``results.json`` (``eval_model``: the
@@ -28,8 +28,8 @@ OUT = ROOT / "benchmarks" / "results" / "train_arith"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=str(ROOT / "examples" / "train_arith.yaml"))
-    parser.add_argument("--work", default=str(ROOT / "runs" / "train_arith"))
+    parser.add_argument("--config", default=str(ROOT / "examples" / "train_arith_keep.yaml"))
+    parser.add_argument("--work", default=str(ROOT / "runs" / "train_arith_keep"))
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--reeval", action="store_true",
                         help="Only evaluate the committed adapter again from its files (paperworks eval at the "
@@ -38,7 +38,7 @@ def main() -> None:
     if args.reeval:
         reeval(Path(args.out))
         return
-    work, out = Path(args.work), Path(args.out)
+    work, out = Path(args.work), Path(args.out).resolve()
     started = time.monotonic()
     if not (work / "results.json").is_file():
         cmd = ([sys.executable, "-m", "paperworks", "train", "--resume", str(work), "-q"]
@@ -60,7 +60,7 @@ def main() -> None:
     history = run.get("history") or []
     results = {
         "benchmark": "train_arith",
-        "command": f"paperworks train --config-file {Path(args.config).relative_to(ROOT)} --out {args.work}",
+        "command": f"paperworks train --config-file {Path(args.config).resolve().relative_to(ROOT)} --out {args.work}",
         "settings": run["settings"],
         "eval_model": f"local/{run['settings']['model'].removeprefix('local/')}@{(out / 'adapter').relative_to(ROOT)}",
         "eval_command": f"paperworks eval arith -m local/smollm2-135m@{(out / 'adapter').relative_to(ROOT)}",

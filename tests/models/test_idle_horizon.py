@@ -1,4 +1,5 @@
-"""Idle prefix-cache slots are freed after ``idle_horizon`` fed tokens without reuse (real GGUF, slow)."""
+"""Idle prefix-cache slots of a unified KV cache are freed after ``idle_horizon`` fed tokens without reuse (real
+GGUF, slow); with a stream per sequence an idle one slows nobody and is kept."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def _after_other_work(horizon: int) -> tuple[int | None, int, int]:
     feeds about 70 tokens while the other note's slot sits idle. Returns the prompt tokens the surviving
     note prefills when asked again (None when no slot holds either note any more), the slots aged out,
     and the KV cells held before asking again."""
-    model = _fresh(idle_horizon=horizon)
+    model = _fresh(idle_horizon=horizon, kv_unified=True)
     try:
         _gather(model, [(NOTE, {"max_tokens": 4}), (NOTE2, {"max_tokens": 4})])
         model.generate(OTHER, max_tokens=48)

@@ -26,7 +26,7 @@ def _tool_value(text: str) -> Fraction:
     return Fraction(text.split("≈")[0].strip())
 
 
-@pytest.mark.parametrize("phrasing", ["train", "heldout"])
+@pytest.mark.parametrize("phrasing", ["train", "heldout", "wide"])
 def test_every_expression_evaluates_to_the_answer_with_the_real_tool(phrasing: str) -> None:
     for row in arith.generate(90, 5, phrasing=phrasing):
         got = _tool_value(_calculate(row["expression"]))
@@ -98,3 +98,23 @@ def test_oracle_and_suite_folder(tmp_path) -> None:
     assert [s.id for s in suite.samples] == [r["id"] for r in rows]
     assert suite.spec.workflow == "agent" and suite.spec.scorers[0].name == "numeric"
     assert rows[0]["question"] in suite.samples[0].input["task"]
+
+
+def test_the_wide_set_adds_training_phrasings_and_leaves_the_held_out_ones_alone() -> None:
+    """gen:arith_wide draws from six training phrasings per category; none is a held-out one, and the
+    held-out problems are the same as gen:arith's (so held-out accuracy compares across runs)."""
+    from paperworks.train.generators import GENERATORS, arith_wide
+    from paperworks.train.generators.arith_templates_extra import EXTRA_TRAIN
+
+    assert GENERATORS["arith_wide"] is arith_wide
+    for cat, extra in EXTRA_TRAIN.items():
+        assert len(extra) == 2 and not set(extra) & set(TEMPLATES[cat]["heldout"] + TEMPLATES[cat]["train"])
+    used = Counter(r["category"] for r in arith_wide.generate(180, 1))
+    assert set(used) == set(TEMPLATES)
+    wide_q = {r["question"] for r in arith_wide.generate(900, 2)}
+    extra_hits = sum(bool(re.match(r"(Write \d+ grams in kilograms|How many days are there in \d+ weeks)", q))
+                     for q in wide_q)
+    assert extra_hits > 0  # the extra templates are drawn
+    assert not any(re.match(r"Write \d+ grams", r["question"]) for r in arith.generate(900, 2))
+    assert arith_wide.generate(30, 9, phrasing="heldout") == arith.generate(30, 9, phrasing="heldout")
+    assert not arith.overlap(arith_wide.generate(300, 4), arith.suite_rows())

@@ -13,7 +13,16 @@ import numpy as np
 from paperworks.models.local.generation import GenerationResult
 from paperworks.models.local.sampling import Sampler, TextAssembler
 
-__all__ = ["DeadlineExceeded", "EngineStats", "GenerationCancelled", "Job", "Slot"]
+__all__ = ["DeadlineExceeded", "EngineStats", "GenerationCancelled", "Job", "Slot", "common_prefix"]
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    m = min(len(a), len(b))
+    if m == 0:
+        return 0
+    diff = np.flatnonzero(np.asarray(a[:m]) != np.asarray(b[:m]))
+    return int(diff[0]) if diff.size else m
 
 
 class GenerationCancelled(RuntimeError):
@@ -61,6 +70,10 @@ class EngineStats:
     """Idle slots freed because they stayed unused for ``idle_horizon`` fed tokens."""
     kv_wait_steps: int = 0
     """Engine steps in which the next queued request waited for KV room (``BatchEngine._admit``)."""
+    prefix_copies: int = 0
+    """Streams copied to hand a cached prefix to another sequence (a stream per sequence only)."""
+    spills: int = 0
+    """Idle prefixes copied into the cache slots before their slot was taken (a stream per sequence only)."""
 
 
 @dataclass

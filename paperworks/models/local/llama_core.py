@@ -1,7 +1,8 @@
 """A thin wrapper over llama.cpp's C API (through llama-cpp-python's ctypes bindings) for batched decoding.
 
-One model and one context with a unified KV cache shared by up to ``n_seq`` sequences, so sequences can
-share the cells of a common prefix (``seq_cp``) and be trimmed (``seq_rm``). Only the serving engine's
+One model and one context holding up to ``n_seq`` sequences, each in its own KV stream by default (or all in
+one unified cache, ``kv_unified``); a sequence can take over another's common prefix (``seq_cp``) and be
+trimmed (``seq_rm``). Only the serving engine's
 thread touches a :class:`LlamaCore`; nothing here is thread-safe. ``llama_cpp`` is imported on
 construction only.
 """
@@ -42,8 +43,16 @@ def llama_cpp_available() -> str | None:
 class LlamaSettings:
     """Sizes of the llama.cpp context."""
 
-    n_ctx: int = 16384
-    """KV cells shared by all sequences (active requests and the prefix cache); about 23 KB each."""
+    n_ctx: int = 65536
+    """KV cells in all, about 23 KB each (1.5 GB by default): each sequence's own stream holds ``n_ctx / n_seq``
+    of them, which bounds one request's prompt and reply; with ``kv_unified`` all sequences share them."""
+    kv_unified: bool = False
+    """One KV cache for all sequences instead of a stream each. A prefix is then shared without a copy and a
+    request may use every cell, but a sequence's cells can come to lie out of position order (its later
+    positions in cells freed before its earlier ones, when a request ends while another is mid-reply), and
+    attention sums in cell order: its logits then differ in the last bits, and long greedy replies with
+    several requests in flight are not reproducible (``benchmarks/kv_cell_order.py``). In its own stream a
+    sequence's cells always stay in position order."""
     n_seq: int = 16
     """Sequence ids: concurrently decoding requests plus idle ones kept as prefix cache."""
     n_batch: int = 512
@@ -54,14 +63,14 @@ class LlamaSettings:
     bit-identical logits; at 64 and more a tiled kernel with other rounding takes over (measured: logits
     differ by up to 1.0). Costs about 20% of prefill speed."""
     idle_horizon: int = 2048
-    """Tokens fed (by any request) after which an unused idle slot's cells are freed; 0 keeps them until the
-    cache is full. Every cell below the highest one in use costs every later token a mask check in each
-    attention head of each layer, reused or not (the unified cache's attention spans all of them;
-    ``benchmarks/kv_extent.py`` on BF16, 2 cores: 14,000 idle cells slow 4 requests decoding together from
-    256 to 157 tokens/s, one request from 99 to 73; 2,000 cells cost 16% at 4). Reusing an idle prefix
-    saves about 1 ms of prefill per token, an idle cell costs about 0.15 µs per token fed, so after about
-    2,000 tokens an unused prefix has cost a quarter
-    to a third of what its reuse would save."""
+    """With ``kv_unified`` only: tokens fed (by any request) after which an unused idle slot's cells are
+    freed; 0 keeps them until the cache is full. Every cell below the highest one in use costs every later
+    token a mask check in each attention head of each layer, reused or not (the unified cache's attention
+    spans all of them; ``benchmarks/kv_extent.py`` on BF16, 2 cores: 14,000 idle cells slow 4 requests
+    decoding together from 256 to 157 tokens/s, one request from 99 to 73; 2,000 cells cost 16% at 4).
+    Reusing an idle prefix saves about 1 ms of prefill per token, an idle cell costs about 0.15 µs per token
+    fed, so after about 2,000 tokens an unused prefix has cost a quarter to a third of what its reuse would
+    save. An idle stream slows nobody."""
     n_threads_batch: int = 0
     """CPU threads for steps of several tokens (prefill chunks, or several requests decoding together);
     0 means every core this process may use. Measured on a quiet 2-core machine: 8 requests decode
@@ -78,7 +87,8 @@ class LlamaSettings:
     @staticmethod
     def from_env() -> LlamaSettings:
         """Defaults, overridden by ``PAPERWORKS_LOCAL_CTX``, ``_SEQS``, ``_BATCH``, ``_UBATCH``, ``_THREADS``,
-        ``_THREADS_BATCH``, ``_ADAPTIVE_THREADS`` (0 turns the tuner off), ``_IDLE_HORIZON``."""
+        ``_THREADS_BATCH``, ``_ADAPTIVE_THREADS`` (0 turns the tuner off), ``_IDLE_HORIZON``, ``_KV_UNIFIED``
+        (1 turns it on)."""
         env = os.environ
 
         def get(key: str, default: int) -> int:
@@ -97,6 +107,7 @@ class LlamaSettings:
             n_threads_batch=get("THREADS_BATCH", 0),
             adaptive_threads=get("ADAPTIVE_THREADS", 1) != 0,
             idle_horizon=max(0, get("IDLE_HORIZON", base.idle_horizon)),
+            kv_unified=get("KV_UNIFIED", int(base.kv_unified)) != 0,
         )
 
 
@@ -158,13 +169,16 @@ class LlamaCore:
         cparams.n_seq_max = s.n_seq
         cparams.n_threads = threads  # one-token steps (a lone request decoding)
         cparams.n_threads_batch = s.n_threads_batch or max(threads, _cores())  # steps of several tokens
-        cparams.kv_unified = True
+        cparams.kv_unified = s.kv_unified
         cparams.no_perf = True
         self.ctx = llama_cpp.llama_init_from_model(self.model, cparams)
         if not self.ctx:
             llama_cpp.llama_model_free(self.model)
             raise DecodeError("llama.cpp could not create a context")
         self.n_ctx = int(llama_cpp.llama_n_ctx(self.ctx))
+        self.n_ctx_seq = int(llama_cpp.llama_n_ctx_seq(self.ctx))
+        """Cells one sequence can hold: its stream's, or all of them in a unified cache."""
+        self.unified = bool(s.kv_unified)
         self.n_seq = s.n_seq
         self.n_batch = s.n_batch
         self.n_threads = threads
@@ -264,9 +278,15 @@ class LlamaCore:
         """Drop positions ``[p0, p1)`` of sequence ``seq`` (``p1 < 0``: to the end)."""
         self._ll.llama_memory_seq_rm(self.mem, seq, p0, p1)
 
-    def seq_cp(self, src: int, dst: int, p0: int, p1: int) -> None:
-        """Let ``dst`` share the cells of positions ``[p0, p1)`` of ``src`` (no data is copied)."""
-        self._ll.llama_memory_seq_cp(self.mem, src, dst, p0, p1)
+    def seq_cp(self, src: int, dst: int, n: int) -> None:
+        """Give the empty sequence ``dst`` positions ``[0, n)`` of ``src``. In a unified cache ``dst`` shares
+        those cells (no data is copied); with a stream each, ``src``'s whole stream is copied (at the next
+        decode) and cut back to ``n``, so ``dst``'s cells stay in position order."""
+        if self.unified:
+            self._ll.llama_memory_seq_cp(self.mem, src, dst, 0, n)
+        else:
+            self._ll.llama_memory_seq_cp(self.mem, src, dst, -1, -1)
+            self._ll.llama_memory_seq_rm(self.mem, dst, n, -1)
 
     def seq_pos_max(self, seq: int) -> int:
         """The highest position stored for ``seq`` (-1 when empty)."""

@@ -63,7 +63,7 @@ class LlamaLocalModel:
             "bos_token": self._token_text("tokenizer.ggml.bos_token_id"),
             "eos_token": self._token_text("tokenizer.ggml.eos_token_id"),
         }
-        self.window = self.core.n_ctx_train or self.core.n_ctx
+        self.window = min(self.core.n_ctx_train or self.core.n_ctx_seq, self.core.n_ctx_seq)
         self.engine = BatchEngine(self.core, idle_horizon=self.settings.idle_horizon)
         self.recent_jobs: deque[Job] = deque(maxlen=16)
         """The latest requests made (newest last), with their progress: tokens, reuse, timings."""
@@ -102,8 +102,11 @@ class LlamaLocalModel:
         prompt = self.prompt_ids(messages)
         prefix_ids = self.core.tokenize(prefix, special=False) if prefix else []
         if len(prompt) + len(prefix_ids) >= self.window:
+            more = ("" if self.window >= (self.core.n_ctx_train or self.window) else
+                    f" here (each request's KV stream: PAPERWORKS_LOCAL_CTX {self.core.n_ctx} cells / "
+                    f"PAPERWORKS_LOCAL_SEQS {self.core.n_seq}; the model reads {self.core.n_ctx_train})")
             raise ContextWindowError(
-                f"the prompt has {len(prompt) + len(prefix_ids)} tokens; {self.name} reads at most {self.window}"
+                f"the prompt has {len(prompt) + len(prefix_ids)} tokens; {self.name} reads at most {self.window}{more}"
             )
         if timeout is not None and timeout > 0:
             deadline = min(deadline, time.monotonic() + timeout) if deadline is not None else time.monotonic() + timeout

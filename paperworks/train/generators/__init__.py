@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from paperworks.train.generators import arith, ogmar, spada
+from paperworks.train.generators import arith, arith_wide, ogmar, spada
 
-GENERATORS: dict[str, ModuleType] = {"arith": arith, "ogmar": ogmar, "spada": spada}
+GENERATORS: dict[str, ModuleType] = {"arith": arith, "arith_wide": arith_wide, "ogmar": ogmar, "spada": spada}

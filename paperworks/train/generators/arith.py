@@ -3,9 +3,10 @@
 ``generate(n, seed)`` draws problems round-robin over the categories of
 :mod:`~paperworks.train.generators.arith_templates` (nine categories: the suite's six and three more), with
 four training phrasings per category; ``phrasing="heldout"`` uses two other phrasings per category that
-training never sees. A drawn problem that collides with a row of the shipped ``arith`` suite (``overlap``:
-the same question up to case, spacing and punctuation, or the same category, numbers and answer) is
-dropped and drawn again. Deterministic for a seed.
+training never sees; ``phrasing="wide"`` adds two more training phrasings per category
+(:mod:`~paperworks.train.generators.arith_templates_extra`; the ``gen:arith_wide`` generator). A drawn
+problem that collides with a row of the shipped ``arith`` suite (``overlap``: the same question up to case,
+spacing and punctuation, or the same category, numbers and answer) is dropped and drawn again. Deterministic for a seed.
 
 Each row: ``id``, ``question``, ``answer`` (an int when whole, else a float to 4 decimals, as the suite),
 ``category``, ``expression`` (what a correct agent sends to ``calculate``; it evaluates exactly to the
@@ -21,10 +22,18 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from paperworks.train.generators.arith_templates import TEMPLATES
+from paperworks.train.generators.arith_templates import TEMPLATES, Template
+from paperworks.train.generators.arith_templates_extra import EXTRA_TRAIN
 
 LIKE = "arith"
-PHRASINGS = ("train", "heldout")
+PHRASINGS = ("train", "heldout", "wide")
+
+
+def templates(category: str, phrasing: str) -> list[Template]:
+    """The templates of one category in one phrasing set."""
+    if phrasing == "wide":
+        return [*TEMPLATES[category]["train"], *EXTRA_TRAIN[category]]
+    return TEMPLATES[category][phrasing]
 
 
 def _answer(value: Fraction) -> int | float:
@@ -70,7 +79,7 @@ def generate(n: int, seed: int, *, phrasing: str = "train") -> list[dict[str, An
     k = 0
     while len(rows) < n:
         cat = cats[len(rows) % len(cats)]
-        template = rng.choice(TEMPLATES[cat][phrasing])
+        template = rng.choice(templates(cat, phrasing))
         question, expression, value = template(rng)
         row = {"id": f"gen-arith-{phrasing}-{seed}-{k}", "question": question, "answer": _answer(value),
                "category": cat, "expression": expression, "phrasing": phrasing}

@@ -190,6 +190,7 @@ def child_engine() -> dict[str, Any]:
     model = LlamaLocalModel(MODEL, _gguf())
     out: dict[str, Any] = {"load_s": time.perf_counter() - t, "threads": model.core.n_threads}
     out["n_ctx"], out["n_seq"], out["n_ubatch"] = model.core.n_ctx, model.core.n_seq, model.settings.n_ubatch
+    out["kv_unified"], out["n_ctx_seq"] = model.core.unified, model.core.n_ctx_seq
     baseline = LlamaCppBaseline(model.prompt_ids(STORY), model.core.n_threads)
     out["llamacpp_load_s"] = baseline.load_s
     _stream_rate(model, STORY, 16)  # warm-up
@@ -346,6 +347,8 @@ def main(out: Path = RESULTS, repeat: int = 1) -> dict[str, Any]:
         "threads": engine["threads"],
         "n_ctx": engine["n_ctx"],
         "n_seq": engine["n_seq"],
+        "kv_unified": engine.get("kv_unified", True),
+        "n_ctx_seq": engine.get("n_ctx_seq", engine["n_ctx"]),
         "n_ubatch": engine["n_ubatch"],
         "new_tokens": NEW_TOKENS,
         "warm_load_s": round(engine["load_s"], 3),

@@ -169,7 +169,8 @@ def _check(settings: Any) -> None:
     if shaped.spec.workflow != spec.name:
         raise UserError(f"--suite {settings.suite} makes problems for workflow '{shaped.spec.workflow}' (like suite "
                         f"'{shaped.spec.name}'), not '{spec.name}'")
-    if settings.sft_from == "oracle" and (spec.name, source.like) not in {("agent", "arith"), ("spada", "spada")}:
+    if settings.sft_from == "oracle" and (spec.name, source.name) not in {("agent", "arith"), ("agent", "arith_wide"),
+                                                                          ("spada", "spada")}:
         raise UserError(f"--sft-from oracle: no scripted oracle trajectories for workflow '{spec.name}' with "
                         f"--suite {settings.suite} (only agent with gen:arith or gen:arith_wide, spada with "
                         "gen:spada); pass an adapter folder instead")

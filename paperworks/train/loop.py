@@ -350,11 +350,19 @@ def prepare(out: Path, settings: TrainSettings, resume: bool) -> TrainSettings:
     if resume:
         if not record.is_file():
             raise UserError(f"--resume {out}: no train.json there (not a training run)")
-        data = json.loads(record.read_text(encoding="utf-8"))
-        return TrainSettings.model_validate(data["settings"])
+        try:
+            return TrainSettings.model_validate(json.loads(record.read_text(encoding="utf-8"))["settings"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UserError(f"--resume {out}: {record.name} is not a readable training record "
+                            f"({type(exc).__name__})") from None
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a folder")
     if out.exists() and any(out.iterdir()):
         raise UserError(f"--out {out} is not empty; pass --resume {out} to continue that run, or another --out")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
     record.write_text(json.dumps({"settings": settings.model_dump(), "created": now_iso(), "versions": versions(),
                                   "git_sha": git_sha()}, indent=1) + "\n", encoding="utf-8")
     return settings

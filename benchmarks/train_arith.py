@@ -2,7 +2,7 @@
 through real ``agent`` workflow runs with the calculator tool, on generated problems only), evaluated on the
 whole ``arith`` suite before and after; the adapter is committed so that anyone can evaluate it.
 
-    python benchmarks/train_arith.py                       # train (examples/train_arith_wide.yaml) and package
+    python benchmarks/train_arith.py                       # train (examples/train_arith_long_sft.yaml) and package
     python benchmarks/train_arith.py --work runs/x         # package a finished run (or finish it)
 
 Writes ``benchmarks/results/train_arith/``: ``adapter/`` (PEFT files), ``results.json`` (``eval_model``: the
@@ -28,8 +28,8 @@ OUT = ROOT / "benchmarks" / "results" / "train_arith"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=str(ROOT / "examples" / "train_arith_wide.yaml"))
-    parser.add_argument("--work", default=str(ROOT / "runs" / "train_arith_wide"))
+    parser.add_argument("--config", default=str(ROOT / "examples" / "train_arith_long_sft.yaml"))
+    parser.add_argument("--work", default=str(ROOT / "runs" / "train_arith_long_sft"))
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--reeval", action="store_true",
                         help="Only evaluate the committed adapter again from its files (paperworks eval at the "
